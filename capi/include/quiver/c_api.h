@@ -1,0 +1,245 @@
+/*
+ * Quiver C API, version 1.
+ *
+ * The one stable ABI of libquiver.so. Every binding (Python, Java, Scala) and every C program builds on
+ * this header alone.
+ *
+ * Conventions that hold for every function below:
+ *  - Each function returns an int: QV_OK (0) on success, otherwise a QvStatus code.
+ *  - On failure QvGetLastError() returns a human-readable message naming what was wrong; the message is
+ *    thread-local and stays valid until the next failing call on the same thread.
+ *  - No function aborts the process, lets an exception escape, or prints anything.
+ *  - Every function may be called from any thread. Handles are opaque; passing NULL where a handle is
+ *    expected fails with QV_ERR_INVALID_ARGUMENT. Passing a handle that was already freed is undefined
+ *    behaviour, as for free() in C.
+ *  - "Blocks" below means the call may wait for asynchronous work; every other call returns promptly.
+ *  - Out-parameters marked "owned by the caller" must be released with the stated function; every
+ *    other returned pointer is owned by the runtime and stays valid as stated.
+ *
+ * Threading: the runtime runs computations on its own worker threads. By default it never keeps more
+ * compute threads busy than the CPUs this process may use (its affinity mask and cgroup CPU quota);
+ * the environment variable QUIVER_NUM_THREADS, read when the library first runs work, sets another
+ * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread.
+ */
+#ifndef QUIVER_C_API_H_
+#define QUIVER_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define QV_EXPORT __attribute__((visibility("default")))
+#else
+#define QV_EXPORT
+#endif
+
+#define QV_API_VERSION 1
+
+/* Status codes. Append only. */
+typedef enum {
+  QV_OK = 0,
+  QV_ERR_INVALID_ARGUMENT, /* a NULL handle, a bad flag, a wrong count */
+  QV_ERR_NOT_FOUND,        /* a missing file, parameter or name */
+  QV_ERR_PARSE,            /* malformed symbol JSON or .params bytes */
+  QV_ERR_SHAPE,            /* shapes or dtypes that do not fit the graph */
+  QV_ERR_UNSUPPORTED,      /* an operator, dtype, device or file version Quiver does not run */
+  QV_ERR_BUSY,             /* max_inflight invocations already admitted */
+  QV_ERR_OUT_OF_MEMORY,    /* an allocation failed or a size exceeds what can be allocated */
+  QV_ERR_DEVICE,           /* a device that is missing or failed */
+  QV_ERR_INTERNAL          /* a bug in Quiver: please report it with the message */
+} QvStatus;
+
+/* Device codes follow MXNet's. */
+typedef enum { QV_CPU = 1, QV_GPU = 2 } QvDeviceType;
+
+/* Element types follow MXNet's type flags. */
+typedef enum {
+  QV_FLOAT32 = 0,
+  QV_FLOAT64 = 1,
+  QV_FLOAT16 = 2,
+  QV_UINT8 = 3,
+  QV_INT32 = 4,
+  QV_INT8 = 5,
+  QV_INT64 = 6
+} QvDType;
+
+typedef struct QvSymbol_ *QvSymbolHandle;
+typedef struct QvNDArray_ *QvNDArrayHandle;
+typedef struct QvCachedOp_ *QvCachedOpHandle;
+
+/* ---------------------------------------------------------------------------------------------------
+ * Library
+ * ------------------------------------------------------------------------------------------------- */
+
+/* The message of the last failing call on this thread ("" if none failed yet). Never NULL. The string
+ * is owned by the runtime and valid until the next failing call on this thread. Never blocks. */
+QV_EXPORT const char *QvGetLastError(void);
+
+/* The library's version (major is QV_API_VERSION). Any out-pointer may be NULL. Never blocks. */
+QV_EXPORT int QvGetVersion(int *major, int *minor, int *patch);
+
+/* Native memory currently held by the runtime: bytes of array storage, parameters and workspaces, and
+ * the number of arrays alive (including those held by the runtime for work in flight). Meant for leak
+ * tests in every binding. Either out-pointer may be NULL. Never blocks. */
+QV_EXPORT int QvGetMemoryStats(uint64_t *bytes_in_use, uint64_t *arrays_alive);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Symbols (graphs)
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Reads an MXNet symbol JSON file (any 1.x layout, including the older "param"/"attr" keys).
+ * On success *out is owned by the caller: release it with QvSymbolFree. Fails with QV_ERR_NOT_FOUND
+ * for a missing file, QV_ERR_PARSE for malformed JSON or graph structure, QV_ERR_UNSUPPORTED for an
+ * operator Quiver lacks (the message names the operator and the node). */
+QV_EXPORT int QvSymbolCreateFromFile(const char *path, QvSymbolHandle *out);
+
+/* As QvSymbolCreateFromFile, from a NUL-terminated JSON string (copied; the caller keeps `json`). */
+QV_EXPORT int QvSymbolCreateFromJSON(const char *json, QvSymbolHandle *out);
+
+/* Every variable of the graph (data inputs and parameters), in the order MXNet lists arguments and
+ * then auxiliary states. *names points to an array owned by the symbol, valid while it lives. */
+QV_EXPORT int QvSymbolListInputs(QvSymbolHandle s, uint32_t *n, const char ***names);
+
+/* The graph's outputs, named as MXNet names them ("<node>_output", or "<node>_output<i>" for a
+ * node with several outputs). *names is owned by the symbol, valid while it lives. */
+QV_EXPORT int QvSymbolListOutputs(QvSymbolHandle s, uint32_t *n, const char ***names);
+
+/* Releases a symbol. Cached ops created from it stay valid. */
+QV_EXPORT int QvSymbolFree(QvSymbolHandle s);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Arrays
+ *
+ * An array is a dense, row-major tensor on a device. Work that reads or writes an array runs
+ * asynchronously; CanRead / WaitToRead / OnReady observe its completion.
+ * ------------------------------------------------------------------------------------------------- */
+
+/* A new zero-filled array. *out is owned by the caller (QvNDArrayFree). Fails with QV_ERR_SHAPE for
+ * negative dimensions, QV_ERR_OUT_OF_MEMORY for sizes that cannot be allocated, QV_ERR_DEVICE for a
+ * device this build or machine lacks. ndim may be 0 (a scalar). */
+QV_EXPORT int QvNDArrayCreate(const int64_t *shape, uint32_t ndim, int dev_type, int dev_id, int dtype,
+                              QvNDArrayHandle *out);
+
+/* Wraps caller memory (CPU, dense, row-major) without copying. `release(ctx)` (may be NULL) is called
+ * exactly once, on any thread, when no pending or future work uses the memory: after QvNDArrayFree and
+ * after every operation reading or writing it has finished. If this call fails, release is not called
+ * and the caller keeps the memory. *out is owned by the caller (QvNDArrayFree). */
+QV_EXPORT int QvNDArrayCreateFromBuffer(void *data, const int64_t *shape, uint32_t ndim, int dtype,
+                                        void (*release)(void *ctx), void *ctx, QvNDArrayHandle *out);
+
+/* Loads an MXNet .params file (an NDArray list). On success *arrays is an array of *n handles, each
+ * owned by the caller (QvNDArrayFree); the array of handles itself, and *names (*n_names entries, as
+ * stored, with their "arg:"/"aux:" prefixes; 0 when the file stores no names), are owned by the runtime
+ * and valid until the next QvNDArrayLoad / QvNDArrayLoadFromBuffer on this thread. On failure
+ * (QV_ERR_NOT_FOUND, QV_ERR_PARSE with the byte offset, QV_ERR_UNSUPPORTED) nothing is returned. */
+QV_EXPORT int QvNDArrayLoad(const char *path, uint32_t *n, QvNDArrayHandle **arrays, uint32_t *n_names,
+                            const char ***names);
+
+/* As QvNDArrayLoad, from `size` bytes in memory (not retained after the call). */
+QV_EXPORT int QvNDArrayLoadFromBuffer(const void *buf, size_t size, uint32_t *n, QvNDArrayHandle **arrays,
+                                      uint32_t *n_names, const char ***names);
+
+/* The array's shape; *shape is owned by the array, valid while it lives. Never blocks. */
+QV_EXPORT int QvNDArrayGetShape(QvNDArrayHandle a, uint32_t *ndim, const int64_t **shape);
+
+/* The array's QvDType code. Never blocks. */
+QV_EXPORT int QvNDArrayGetDType(QvNDArrayHandle a, int *dtype);
+
+/* The array's QvDeviceType code and device id. Never blocks. */
+QV_EXPORT int QvNDArrayGetDevice(QvNDArrayHandle a, int *dev_type, int *dev_id);
+
+/* Copies nbytes (which must equal the array's size in bytes) from `data` into the array. Blocks until
+ * pending reads and writes of the array have finished, then copies. */
+QV_EXPORT int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void *data, size_t nbytes);
+
+/* Copies the array into `data` (nbytes must equal its size in bytes). Blocks like QvNDArrayWaitToRead,
+ * and fails with the producing work's status and message if that work failed. */
+QV_EXPORT int QvNDArraySyncCopyToCPU(QvNDArrayHandle a, void *data, size_t nbytes);
+
+/* Never blocks. *ready = 1 exactly when QvNDArrayWaitToRead would return at once (with success or with
+ * the failure of the work that produced the array), else 0. */
+QV_EXPORT int QvNDArrayCanRead(QvNDArrayHandle a, int *ready);
+
+/* Blocks until every write to the array pushed before this call has finished. Returns QV_OK, or the
+ * status of the work that produced the array if it failed (its message via QvGetLastError). Must not be
+ * called from an OnReady callback. */
+QV_EXPORT int QvNDArrayWaitToRead(QvNDArrayHandle a);
+
+/* Calls callback(a, status, user) exactly once when the array becomes readable; status is QV_OK or the
+ * failure code of the work that produced it. If the array is readable already, the callback runs at
+ * once on the calling thread; otherwise on the runtime's callback thread, never on a compute thread.
+ * Callbacks run one at a time, must not block, and may call any Qv* function except QvWaitAll and
+ * QvNDArrayWaitToRead. The array is kept alive until the callback has run, even if it is freed first;
+ * the handle `a` passed to the callback is valid only during the call if the caller freed it. */
+QV_EXPORT int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle a, int status, void *user),
+                               void *user);
+
+/* Releases the handle. Safe while work on the array is pending: storage is released when that work
+ * ends. Never blocks. */
+QV_EXPORT int QvNDArrayFree(QvNDArrayHandle a);
+
+/* Blocks until all work pushed before the call, by any thread, has finished. Returns QV_OK even if some
+ * of that work failed (each failure is reported by the arrays it affected). */
+QV_EXPORT int QvWaitAll(void);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Cached ops (compiled, shareable graphs)
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Compiles `sym` for a device and binds its parameters once. Parameter names may carry "arg:"/"aux:"
+ * prefixes or not; every symbol input that is not a parameter is a data input. The op keeps its own
+ * (folded, reordered) copy: the caller may free `params` afterwards. Missing or mis-shaped parameters
+ * fail with QV_ERR_NOT_FOUND / QV_ERR_SHAPE naming them.
+ *
+ * Flags (string keys and values; unknown keys fail with QV_ERR_INVALID_ARGUMENT):
+ *   device        "cpu", "cpu(0)", "gpu(N)"                                   default "cpu"
+ *   static_shape  "true": input shapes are fixed by the first invocation;
+ *                 "false": any batch size / input shape, one compiled plan per shape   default "false"
+ *   max_inflight  invocations admitted at once; one more fails with QV_ERR_BUSY   default 64
+ *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now
+ *
+ * thread_safe = 1: any number of threads may invoke at once, each in-flight invocation gets its own
+ * workspace while parameters are shared. thread_safe = 0: one workspace; invocations run one after
+ * another (still correct from many threads, never in parallel).
+ *
+ * Blocks while compiling. *out is owned by the caller (QvFreeCachedOp). */
+QV_EXPORT int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char **param_names,
+                                 QvNDArrayHandle *params, int num_flags, const char **keys, const char **vals,
+                                 QvCachedOpHandle *out, int thread_safe);
+
+/* The data inputs, in the order QvInvokeAsync takes them. *names is owned by the op, valid while it
+ * lives. Never blocks. */
+QV_EXPORT int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t *n, const char ***names);
+
+/* The outputs, in the order QvInvokeAsync returns them. *names is owned by the op. Never blocks. */
+QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char ***names);
+
+/* Validates the inputs (count, dtype, shape), schedules the computation and returns without waiting
+ * for it. Inputs are read after pending writes to them finish; writing to an input before the outputs
+ * are readable waits for this invocation's read.
+ *
+ * Outputs: if *outputs is non-NULL on entry and holds *num_outputs arrays of the right shapes and
+ * dtype, results are written into them (caller memory stays the caller's). Otherwise the runtime
+ * allocates the outputs, sets *num_outputs and points *outputs at a thread-local array valid until the
+ * next QvInvokeAsync on this thread; each handle in it is owned by the caller (QvNDArrayFree).
+ *
+ * Fails fast, without blocking, with QV_ERR_BUSY when max_inflight invocations are in flight, and with
+ * QV_ERR_SHAPE / QV_ERR_INVALID_ARGUMENT for wrong inputs. Failures during the computation are reported
+ * by the output arrays (WaitToRead, OnReady) and affect no other invocation. Compiling a plan for a new
+ * input shape happens in this call (it blocks for that time, once per shape). */
+QV_EXPORT int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle *inputs,
+                            uint32_t *num_outputs, QvNDArrayHandle **outputs);
+
+/* Releases the op. Safe while invocations are in flight: they finish, then the op is released. Never
+ * blocks. */
+QV_EXPORT int QvFreeCachedOp(QvCachedOpHandle op);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QUIVER_C_API_H_ */

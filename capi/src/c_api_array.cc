@@ -1,0 +1,210 @@
+// Arrays: creation, loading, copies and completion (CanRead / WaitToRead / OnReady).
+#include <cstring>
+
+#include "graph/params_io.h"
+#include "handles.h"
+
+using namespace qv;
+
+namespace qv::capi {
+
+QvNDArrayHandle NewHandle(NDArrayPtr array) {
+  auto* h = new QvNDArray_();
+  h->array = std::move(array);
+  return h;
+}
+
+void RetainHandle(QvNDArrayHandle h) { h->refs.fetch_add(1); }
+
+void ReleaseHandle(QvNDArrayHandle h) {
+  if (h->refs.fetch_sub(1) == 1) delete h;
+}
+
+const NDArrayPtr& ArrayOf(QvNDArrayHandle h, const char* what) {
+  Require(h, what);
+  return h->array;
+}
+
+}  // namespace qv::capi
+
+namespace {
+
+Shape ShapeFrom(const int64_t* shape, uint32_t ndim) {
+  Check(ndim <= 32, QV_ERR_SHAPE, std::to_string(ndim) + " dimensions exceed the supported 32");
+  if (ndim > 0) capi::Require(shape, "shape");
+  Shape s(shape, shape + ndim);
+  for (int64_t d : s) Check(d >= 0, QV_ERR_SHAPE, "negative dimension in shape " + ShapeToString(s));
+  return s;
+}
+
+void CheckBytes(const NDArray& a, size_t nbytes) {
+  Check(nbytes == a.nbytes(), QV_ERR_INVALID_ARGUMENT,
+        "nbytes is " + std::to_string(nbytes) + " but the array " + ShapeToString(a.shape()) + " " +
+            DTypeName(a.dtype()) + " holds " + std::to_string(a.nbytes()));
+}
+
+// Handles and names of the last load on this thread (the C API returns pointers into them).
+struct LoadResult {
+  std::vector<QvNDArrayHandle> handles;
+  std::vector<std::string> names;
+  std::vector<const char*> name_ptrs;
+};
+thread_local LoadResult t_load;
+
+void Publish(NamedArrays loaded, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {
+  LoadResult result;
+  for (auto& a : loaded.arrays) result.handles.push_back(capi::NewHandle(std::move(a)));
+  result.names = std::move(loaded.names);
+  for (const auto& s : result.names) result.name_ptrs.push_back(s.c_str());
+  t_load = std::move(result);
+  *n = static_cast<uint32_t>(t_load.handles.size());
+  *arrays = t_load.handles.data();
+  *n_names = static_cast<uint32_t>(t_load.name_ptrs.size());
+  *names = t_load.name_ptrs.data();
+}
+
+}  // namespace
+
+extern "C" {
+
+int QvNDArrayCreate(const int64_t* shape, uint32_t ndim, int dev_type, int dev_id, int dtype, QvNDArrayHandle* out) {
+  return capi::Guard([&] {
+    capi::Require(out, "out");
+    const Shape s = ShapeFrom(shape, ndim);
+    const DType t = DTypeFromCode(dtype);
+    Check(dev_type == QV_CPU || dev_type == QV_GPU, QV_ERR_INVALID_ARGUMENT,
+          "unknown device type " + std::to_string(dev_type));
+    *out = capi::NewHandle(NDArray::Create(s, t, Device{dev_type, dev_id}));
+  });
+}
+
+int QvNDArrayCreateFromBuffer(void* data, const int64_t* shape, uint32_t ndim, int dtype, void (*release)(void*),
+                              void* ctx, QvNDArrayHandle* out) {
+  return capi::Guard([&] {
+    capi::Require(out, "out");
+    const Shape s = ShapeFrom(shape, ndim);
+    const DType t = DTypeFromCode(dtype);
+    const int64_t bytes = ByteCount(s, DTypeSize(t));
+    if (bytes > 0) capi::Require(data, "data");
+    *out = capi::NewHandle(NDArray::FromStorage(s, t, Storage::Wrap(data, static_cast<size_t>(bytes), release, ctx)));
+  });
+}
+
+int QvNDArrayLoad(const char* path, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(path, "path");
+    for (const void* p : {static_cast<const void*>(n), static_cast<const void*>(arrays),
+                          static_cast<const void*>(n_names), static_cast<const void*>(names)})
+      capi::Require(p, "an output pointer");
+    Publish(LoadParamsFile(path), n, arrays, n_names, names);
+  });
+}
+
+int QvNDArrayLoadFromBuffer(const void* buf, size_t size, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names,
+                            const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(buf, "buf");
+    for (const void* p : {static_cast<const void*>(n), static_cast<const void*>(arrays),
+                          static_cast<const void*>(n_names), static_cast<const void*>(names)})
+      capi::Require(p, "an output pointer");
+    Publish(LoadParams(buf, size), n, arrays, n_names, names);
+  });
+}
+
+int QvNDArrayGetShape(QvNDArrayHandle a, uint32_t* ndim, const int64_t** shape) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(ndim, "ndim");
+    capi::Require(shape, "shape");
+    *ndim = static_cast<uint32_t>(arr->shape().size());
+    *shape = arr->shape().data();
+  });
+}
+
+int QvNDArrayGetDType(QvNDArrayHandle a, int* dtype) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(dtype, "dtype");
+    *dtype = static_cast<int>(arr->dtype());
+  });
+}
+
+int QvNDArrayGetDevice(QvNDArrayHandle a, int* dev_type, int* dev_id) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(dev_type, "dev_type");
+    capi::Require(dev_id, "dev_id");
+    *dev_type = arr->device().type;
+    *dev_id = arr->device().id;
+  });
+}
+
+int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void* data, size_t nbytes) {
+  return capi::Guard([&] {
+    const NDArrayPtr arr = capi::ArrayOf(a, "array");
+    CheckBytes(*arr, nbytes);
+    if (nbytes > 0) capi::Require(data, "data");
+    // A write ordered after pending reads and writes of the array; a success clears an earlier failure.
+    Engine& engine = Engine::Get();
+    engine.Push([arr, data, nbytes] { std::memcpy(arr->data(), data, nbytes); }, {}, {arr->var()});
+    const Failure f = engine.WaitToRead(arr->var());
+    if (!f.ok()) throw Error(f.status, f.message);
+  });
+}
+
+int QvNDArraySyncCopyToCPU(QvNDArrayHandle a, void* data, size_t nbytes) {
+  return capi::Guard([&] {
+    const NDArrayPtr arr = capi::ArrayOf(a, "array");
+    CheckBytes(*arr, nbytes);
+    if (nbytes > 0) capi::Require(data, "data");
+    Engine& engine = Engine::Get();
+    // A read ordered after pending writes; it is skipped (and reports their failure) if they failed.
+    VarPtr done = engine.NewVar();
+    engine.Push([arr, data, nbytes] { std::memcpy(data, arr->data(), nbytes); }, {arr->var()}, {done});
+    const Failure f = engine.WaitToRead(done);
+    if (!f.ok()) throw Error(f.status, f.message);
+  });
+}
+
+int QvNDArrayCanRead(QvNDArrayHandle a, int* ready) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(ready, "ready");
+    *ready = Engine::Get().CanRead(arr->var()) ? 1 : 0;
+  });
+}
+
+int QvNDArrayWaitToRead(QvNDArrayHandle a) {
+  int status = QV_OK;
+  const int guard = capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    const Failure f = Engine::Get().WaitToRead(arr->var());
+    if (!f.ok()) {
+      capi::SetLastError(f.message);
+      status = f.status;
+    }
+  });
+  return guard != QV_OK ? guard : status;
+}
+
+int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle, int, void*), void* user) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(reinterpret_cast<const void*>(callback), "callback");
+    capi::RetainHandle(a);
+    Engine::Get().OnReady(arr->var(), [a, callback, user](const Failure& f) {
+      if (!f.ok()) capi::SetLastError(f.message);
+      callback(a, f.status, user);
+      capi::ReleaseHandle(a);
+    });
+  });
+}
+
+int QvNDArrayFree(QvNDArrayHandle a) {
+  return capi::Guard([&] {
+    capi::Require(a, "array");
+    capi::ReleaseHandle(a);
+  });
+}
+
+}  // extern "C"

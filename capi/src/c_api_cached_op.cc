@@ -1,0 +1,102 @@
+// Cached ops: creation from a symbol and parameters, and asynchronous invocation.
+#include "handles.h"
+
+using namespace qv;
+
+namespace {
+
+thread_local std::vector<QvNDArrayHandle> t_outputs;  // QvInvokeAsync's runtime-allocated outputs
+
+}  // namespace
+
+extern "C" {
+
+int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** param_names, QvNDArrayHandle* params,
+                       int num_flags, const char** keys, const char** vals, QvCachedOpHandle* out, int thread_safe) {
+  return capi::Guard([&] {
+    capi::Require(sym, "symbol");
+    capi::Require(out, "out");
+    Check(num_flags >= 0, QV_ERR_INVALID_ARGUMENT, "num_flags is negative");
+    if (num_params > 0) {
+      capi::Require(param_names, "param_names");
+      capi::Require(params, "params");
+    }
+    if (num_flags > 0) {
+      capi::Require(keys, "keys");
+      capi::Require(vals, "vals");
+    }
+    std::map<std::string, NDArrayPtr> bound;
+    for (uint32_t i = 0; i < num_params; ++i) {
+      capi::Require(param_names[i], "a parameter name");
+      const std::string name = param_names[i];
+      bound[name] = capi::ArrayOf(params[i], ("parameter '" + name + "'").c_str());
+      // The copy below must see the parameter's final contents.
+      const Failure f = Engine::Get().WaitToRead(bound[name]->var());
+      if (!f.ok()) throw Error(f.status, "parameter '" + name + "': " + f.message);
+    }
+    std::vector<std::pair<std::string, std::string>> flags;
+    for (int i = 0; i < num_flags; ++i) {
+      capi::Require(keys[i], "a flag key");
+      capi::Require(vals[i], "a flag value");
+      flags.emplace_back(keys[i], vals[i]);
+    }
+    auto op = CachedOp::Create(sym->graph, bound, CachedOpOptions::Parse(flags, thread_safe != 0));
+    auto* h = new QvCachedOp_();
+    h->op = std::move(op);
+    for (const auto& n : h->op->input_names()) h->input_ptrs.push_back(n.c_str());
+    for (const auto& n : h->op->output_names()) h->output_ptrs.push_back(n.c_str());
+    *out = h;
+  });
+}
+
+int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(op, "cached op");
+    capi::Require(n, "n");
+    capi::Require(names, "names");
+    *n = static_cast<uint32_t>(op->input_ptrs.size());
+    *names = op->input_ptrs.data();
+  });
+}
+
+int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(op, "cached op");
+    capi::Require(n, "n");
+    capi::Require(names, "names");
+    *n = static_cast<uint32_t>(op->output_ptrs.size());
+    *names = op->output_ptrs.data();
+  });
+}
+
+int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
+                  QvNDArrayHandle** outputs) {
+  return capi::Guard([&] {
+    capi::Require(op, "cached op");
+    capi::Require(num_outputs, "num_outputs");
+    capi::Require(outputs, "outputs");
+    if (num_inputs > 0) capi::Require(inputs, "inputs");
+    std::vector<NDArrayPtr> in;
+    for (uint32_t i = 0; i < num_inputs; ++i) in.push_back(capi::ArrayOf(inputs[i], "an input array"));
+    std::vector<NDArrayPtr> out;
+    const bool caller_outputs = *outputs != nullptr;
+    if (caller_outputs)
+      for (uint32_t i = 0; i < *num_outputs; ++i) out.push_back(capi::ArrayOf((*outputs)[i], "an output array"));
+    op->op->Invoke(in, &out);
+    if (caller_outputs) return;
+    std::vector<QvNDArrayHandle> handles;
+    for (auto& a : out) handles.push_back(capi::NewHandle(std::move(a)));
+    t_outputs = std::move(handles);
+    *num_outputs = static_cast<uint32_t>(t_outputs.size());
+    *outputs = t_outputs.data();
+  });
+}
+
+int QvFreeCachedOp(QvCachedOpHandle op) {
+  return capi::Guard([&] {
+    capi::Require(op, "cached op");
+    delete op;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,69 @@
+// Symbols: parsed and operator-checked graphs.
+#include "graph/graph_check.h"
+#include "graph/symbol_json.h"
+#include "handles.h"
+
+using namespace qv;
+
+namespace {
+
+QvSymbolHandle MakeSymbol(Graph graph) {
+  AddImplicitAuxiliaryStates(graph);
+  CheckGraphOperators(graph);
+  auto* s = new QvSymbol_();
+  s->graph = std::move(graph);
+  for (int id : ListVariables(s->graph)) s->input_names.push_back(s->graph.nodes[id].name);
+  s->output_names = ListOutputNames(s->graph);
+  for (const auto& n : s->input_names) s->input_ptrs.push_back(n.c_str());
+  for (const auto& n : s->output_names) s->output_ptrs.push_back(n.c_str());
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+int QvSymbolCreateFromFile(const char* path, QvSymbolHandle* out) {
+  return capi::Guard([&] {
+    capi::Require(path, "path");
+    capi::Require(out, "out");
+    *out = MakeSymbol(LoadSymbolJsonFile(path));
+  });
+}
+
+int QvSymbolCreateFromJSON(const char* json, QvSymbolHandle* out) {
+  return capi::Guard([&] {
+    capi::Require(json, "json");
+    capi::Require(out, "out");
+    *out = MakeSymbol(ParseSymbolJson(json));
+  });
+}
+
+int QvSymbolListInputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(s, "symbol");
+    capi::Require(n, "n");
+    capi::Require(names, "names");
+    *n = static_cast<uint32_t>(s->input_ptrs.size());
+    *names = s->input_ptrs.data();
+  });
+}
+
+int QvSymbolListOutputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
+  return capi::Guard([&] {
+    capi::Require(s, "symbol");
+    capi::Require(n, "n");
+    capi::Require(names, "names");
+    *n = static_cast<uint32_t>(s->output_ptrs.size());
+    *names = s->output_ptrs.data();
+  });
+}
+
+int QvSymbolFree(QvSymbolHandle s) {
+  return capi::Guard([&] {
+    capi::Require(s, "symbol");
+    delete s;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,37 @@
+// Concat on oneDNN; inputs keep their producers' layouts, oneDNN picks the output's.
+#include <vector>
+
+#include "backends/cpu/dnnl_kernel.h"
+#include "scheduler/cpu_budget.h"
+
+namespace qv::cpu {
+namespace {
+
+KernelBuild BuildConcat(const KernelRequest& req) {
+  const int ndim = static_cast<int>(req.outputs[0].shape.size());
+  int dim = static_cast<int>(req.attrs.GetInt("dim", 1));
+  if (dim < 0) dim += ndim;
+  KernelBuild build;
+  std::vector<Desc> srcs;
+  std::unordered_map<int, ArgSource> args;
+  for (size_t i = 0; i < req.inputs.size(); ++i) {
+    srcs.push_back(req.inputs[i].desc);
+    build.runtime_inputs.push_back(static_cast<int>(i));
+    args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = {ArgSource::kInput, static_cast<int>(i), nullptr, srcs.back()};
+  }
+  const int threads = CpuBudget::Get().threads();
+  SetComputeThreads(threads);
+  const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(dim, srcs, CpuEngine(), BaseAttr());
+  const Desc dst = base.dst_desc(0);
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  auto make = [=] { return dnnl::primitive_desc_base(dnnl::concat::primitive_desc(dst, dim, srcs, CpuEngine(), BaseAttr())); };
+  build.input_descs = srcs;
+  build.output_descs = {dst};
+  build.kernel = std::make_unique<DnnlKernel>(base, threads, make, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Concat", "concat"}, BuildConcat);
+
+}  // namespace
+}  // namespace qv::cpu

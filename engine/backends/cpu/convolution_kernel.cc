@@ -1,0 +1,80 @@
+// Convolution on oneDNN, with the fused post-ops (ReLU, residual sum) graph passes attach.
+#include "backends/cpu/dnnl_kernel.h"
+#include "ops/convolution.h"
+#include "scheduler/cpu_budget.h"
+
+namespace qv::cpu {
+namespace {
+
+using dnnl::memory;
+
+dnnl::primitive_attr ConvAttr(const ConvolutionParams& p) {
+  dnnl::post_ops ops;
+  for (const auto& op : p.post_ops) {
+    if (op == "relu") ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    else ops.append_sum(1.f);
+  }
+  dnnl::primitive_attr attr = BaseAttr();
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+KernelBuild BuildConvolution(const KernelRequest& req) {
+  const auto p = ConvolutionParams::Parse(req.attrs);
+  const ValueInfo& data = req.inputs[0];
+  const ValueInfo& weight = req.inputs[1];
+  Check(weight.constant != nullptr, QV_ERR_UNSUPPORTED, req.attrs.Where() + "weight must be a parameter");
+  const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
+  Check(!bias || bias->constant, QV_ERR_UNSUPPORTED, req.attrs.Where() + "bias must be a parameter");
+
+  const Shape& w = weight.type.shape;
+  memory::dims wdims = ToDims(w);
+  if (p.num_group > 1) wdims = {p.num_group, w[0] / p.num_group, w[1], w[2], w[3]};
+  const auto any = memory::format_tag::any;
+  const auto f32 = memory::data_type::f32;
+  const Desc src_any(ToDims(data.type.shape), f32, any);
+  const Desc wei_any(wdims, f32, any);
+  const Desc bias_desc = bias ? Desc({p.num_filter}, f32, memory::format_tag::a) : Desc();
+  const Desc dst_any(ToDims(req.outputs[0].shape), f32, any);
+  const memory::dims strides(p.stride.begin(), p.stride.end());
+  const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
+  const memory::dims pad(p.pad.begin(), p.pad.end());
+  const auto attr = ConvAttr(p);
+
+  auto make = [=](const Desc& src, const Desc& wei, const Desc& dst) {
+    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                      wei, bias_desc, dst, strides, dilates, pad, pad);
+    return dnnl::primitive_desc_base(dnnl::convolution_forward::primitive_desc(d, attr, CpuEngine()));
+  };
+  const int threads = CpuBudget::Get().threads();
+  SetComputeThreads(threads);
+  auto base = dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                      src_any, wei_any, bias_desc, dst_any, strides, dilates, pad, pad),
+      attr, CpuEngine());
+  const Desc src = base.src_desc(), wei = base.weights_desc(), dst = base.dst_desc();
+
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  const Desc wei_plain(wdims, f32, p.num_group > 1 ? memory::format_tag::goihw : memory::format_tag::oihw);
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {src};
+  if (p.has_sum()) {
+    build.runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
+    build.input_descs.push_back(dst);
+    build.accumulate_input = 1;
+  }
+  build.output_descs = {dst};
+  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make(src, wei, dst); }, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Convolution"}, BuildConvolution);
+
+}  // namespace
+}  // namespace qv::cpu

@@ -1,0 +1,150 @@
+#include "backends/cpu/dnnl_kernel.h"
+
+#include <omp.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "common/error.h"
+#include "tensor/memory_stats.h"
+
+namespace qv::cpu {
+namespace {
+
+// One scratchpad per thread, grown to the largest any kernel asked for on it.
+class ThreadScratchpad {
+ public:
+  ~ThreadScratchpad() { Reset(0); }
+  void* Get(size_t bytes) {
+    if (bytes > size_) Reset(bytes);
+    return data_;
+  }
+
+ private:
+  void Reset(size_t bytes) {
+    std::free(data_);
+    memory_stats::RemoveBytes(static_cast<int64_t>(size_));
+    data_ = nullptr;
+    size_ = 0;
+    if (bytes == 0) return;
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    data_ = std::aligned_alloc(64, rounded);
+    if (!data_) throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate a " + std::to_string(bytes) + "-byte scratchpad");
+    size_ = rounded;
+    memory_stats::AddBytes(static_cast<int64_t>(size_));
+  }
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+thread_local ThreadScratchpad t_scratchpad;
+thread_local dnnl::stream* t_stream = nullptr;
+
+dnnl::stream& ThreadStream() {
+  // Deliberately never destroyed: worker threads live until the process exits.
+  if (!t_stream) t_stream = new dnnl::stream(CpuEngine());
+  return *t_stream;
+}
+
+}  // namespace
+
+dnnl::engine& CpuEngine() {
+  static auto* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+dnnl::memory::dims ToDims(const Shape& shape) {
+  if (shape.empty()) return {1};
+  return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+Desc PlainDesc(const Shape& shape) {
+  const auto dims = ToDims(shape);
+  dnnl::memory::dims strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  return Desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+bool IsPlain(const Desc& desc, const Shape& shape) { return desc == PlainDesc(shape); }
+
+dnnl::primitive_attr BaseAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void SetComputeThreads(int threads) { omp_set_num_threads(threads); }
+
+std::shared_ptr<void> AllocateConstant(size_t bytes) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (!p) throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for parameters");
+  memory_stats::AddBytes(static_cast<int64_t>(rounded));
+  return std::shared_ptr<void>(p, [rounded](void* q) {
+    std::free(q);
+    memory_stats::RemoveBytes(static_cast<int64_t>(rounded));
+  });
+}
+
+std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const Desc& to) {
+  auto out = AllocateConstant(to.get_size());
+  dnnl::memory src(from, CpuEngine(), const_cast<void*>(data));
+  dnnl::memory dst(to, CpuEngine(), out.get());
+  dnnl::stream stream(CpuEngine());
+  dnnl::reorder(src, dst).execute(stream, src, dst);
+  stream.wait();
+  return out;
+}
+
+std::shared_ptr<void> ConstantCache::Get(const NDArrayPtr& param, const Desc& from, const Desc& to) {
+  if (from == to) return std::shared_ptr<void>(param, param->data());  // already in place: no copy
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& e : entries_)
+    if (e.source == param->data() && e.layout == to) return e.data;
+  entries_.push_back({param->data(), to, ReorderConstant(param->data(), from, to)});
+  return entries_.back().data;
+}
+
+DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make,
+                       std::unordered_map<int, ArgSource> args)
+    : make_(std::move(make)), base_pd_(std::move(base)), args_(std::move(args)) {
+  variants_[base_threads] = Variant{dnnl::primitive(base_pd_.get()), base_pd_.scratchpad_desc().get_size()};
+}
+
+const DnnlKernel::Variant& DnnlKernel::VariantFor(int threads) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = variants_.find(threads);
+  if (it != variants_.end()) return it->second;
+  SetComputeThreads(threads);
+  dnnl::primitive_desc_base pd = make_();
+  return variants_[threads] = Variant{dnnl::primitive(pd.get()), pd.scratchpad_desc().get_size()};
+}
+
+void DnnlKernel::Execute(const ExecArgs& exec) const {
+  const Variant& variant = VariantFor(exec.threads);
+  SetComputeThreads(exec.threads);
+  std::unordered_map<int, dnnl::memory> args;
+  args.reserve(args_.size() + 1);
+  for (const auto& [id, source] : args_) {
+    void* ptr = nullptr;
+    switch (source.kind) {
+      case ArgSource::kInput: ptr = exec.inputs[source.index]; break;
+      case ArgSource::kOutput: ptr = exec.outputs[source.index]; break;
+      case ArgSource::kConstant: ptr = source.constant.get(); break;
+    }
+    args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
+  }
+  if (variant.scratchpad_bytes > 0) {
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(base_pd_.scratchpad_desc().get_size() == variant.scratchpad_bytes
+                                  ? base_pd_.scratchpad_desc()
+                                  : Desc({static_cast<dnnl::memory::dim>(variant.scratchpad_bytes)},
+                                         dnnl::memory::data_type::u8, dnnl::memory::format_tag::a),
+                              CpuEngine(), t_scratchpad.Get(variant.scratchpad_bytes)));
+  }
+  dnnl::stream& stream = ThreadStream();
+  variant.primitive.execute(stream, args);
+  stream.wait();
+}
+
+}  // namespace qv::cpu

@@ -1,0 +1,94 @@
+// Kernels made of one oneDNN primitive.
+//
+// oneDNN (OpenMP build) fixes a primitive's thread count when the primitive is created, so a kernel
+// keeps one primitive per thread count it has been leased, made on first use with the layouts of the
+// first one; all of them run with a caller-provided (per-thread) scratchpad, which makes concurrent
+// execution of one kernel safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+#include "backends/cpu/kernel.h"
+
+namespace qv::cpu {
+
+dnnl::engine& CpuEngine();
+
+dnnl::memory::dims ToDims(const Shape& shape);
+// Plain row-major layout of a shape (a scalar is treated as shape (1)).
+Desc PlainDesc(const Shape& shape);
+bool IsPlain(const Desc& desc, const Shape& shape);
+// Attributes every primitive is created with: user-managed scratchpad.
+dnnl::primitive_attr BaseAttr();
+
+// Where a primitive argument comes from at execution time.
+struct ArgSource {
+  enum Kind { kInput, kOutput, kConstant } kind;
+  int index = 0;                 // into ExecArgs::inputs / outputs
+  std::shared_ptr<void> constant;  // kConstant: data in `desc`, owned here
+  Desc desc;
+};
+
+class DnnlKernel : public Kernel {
+ public:
+  // `make` re-creates the descriptor with the concrete layouts `base` chose; it is called with OpenMP
+  // set to the thread count of the variant being made. `base` was made with `base_threads`.
+  using MakePd = std::function<dnnl::primitive_desc_base()>;
+
+  DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make, std::unordered_map<int, ArgSource> args);
+  void Execute(const ExecArgs& args) const override;
+
+  // The descriptor made at build time, to read the layouts it chose.
+  const dnnl::primitive_desc_base& pd() const { return base_pd_; }
+  // Binds a primitive argument after construction (e.g. weights reordered to the layout chosen).
+  void Bind(int dnnl_arg, ArgSource source) { args_[dnnl_arg] = std::move(source); }
+
+ private:
+  struct Variant {
+    dnnl::primitive primitive;
+    size_t scratchpad_bytes = 0;
+  };
+  const Variant& VariantFor(int threads) const;
+
+  MakePd make_;
+  dnnl::primitive_desc_base base_pd_;
+  std::unordered_map<int, ArgSource> args_;
+  mutable std::mutex mu_;
+  mutable std::map<int, Variant> variants_;
+};
+
+// Copies constant data from `from` (plain) into a new buffer in layout `to` (reorders if they differ).
+std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const Desc& to);
+// A buffer of `bytes`, aligned for oneDNN, counted in the memory statistics.
+std::shared_ptr<void> AllocateConstant(size_t bytes);
+
+// Parameters reordered into the layouts kernels chose, shared by every plan of one cached op so
+// that each parameter is stored once per layout, however many input shapes are compiled.
+class ConstantCache {
+ public:
+  std::shared_ptr<void> Get(const NDArrayPtr& param, const Desc& from, const Desc& to);
+
+ private:
+  struct Entry {
+    const void* source;
+    Desc layout;
+    std::shared_ptr<void> data;
+  };
+  std::mutex mu_;
+  std::vector<Entry> entries_;
+};
+
+// Sets OpenMP's thread count for this thread's next parallel regions.
+void SetComputeThreads(int threads);
+
+}  // namespace qv::cpu
+
+namespace qv::cpu {
+
+// Converts a tensor from layout `from` to layout `to` (both describe the same logical shape).
+std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to);
+
+}  // namespace qv::cpu

@@ -1,0 +1,63 @@
+// FullyConnected on oneDNN's inner product. A flattening FC over a 4-D input reads the producer's
+// layout directly (the weights take the matching 4-D view); other cases see row-major 2-D views.
+#include "backends/cpu/dnnl_kernel.h"
+#include "ops/fully_connected.h"
+#include "scheduler/cpu_budget.h"
+
+namespace qv::cpu {
+namespace {
+
+using dnnl::memory;
+
+KernelBuild BuildFullyConnected(const KernelRequest& req) {
+  const auto p = FullyConnectedParams::Parse(req.attrs);
+  const ValueInfo& data = req.inputs[0];
+  const ValueInfo& weight = req.inputs[1];
+  Check(weight.constant != nullptr, QV_ERR_UNSUPPORTED, req.attrs.Where() + "weight must be a parameter");
+  Check(p.no_bias || req.inputs[2].constant, QV_ERR_UNSUPPORTED, req.attrs.Where() + "bias must be a parameter");
+  const Shape& x = data.type.shape;
+  const int64_t k = weight.type.shape[1];
+  const int64_t rows = ElementCount(x) / k;
+  const auto f32 = memory::data_type::f32;
+
+  Desc src, input_desc, wei_plain, wei_any;
+  if (p.flatten && x.size() == 4) {
+    src = data.desc;
+    input_desc = data.desc;
+    wei_plain = Desc({p.num_hidden, x[1], x[2], x[3]}, f32, memory::format_tag::oihw);
+    wei_any = Desc({p.num_hidden, x[1], x[2], x[3]}, f32, memory::format_tag::any);
+  } else {
+    src = Desc({rows, k}, f32, memory::format_tag::ab);
+    input_desc = PlainDesc(x);
+    wei_plain = Desc({p.num_hidden, k}, f32, memory::format_tag::ab);
+    wei_any = Desc({p.num_hidden, k}, f32, memory::format_tag::any);
+  }
+  const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
+  const Desc dst({rows, p.num_hidden}, f32, memory::format_tag::ab);
+  auto make_with = [=](const Desc& wei) {
+    dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, wei, bias, dst);
+    return dnnl::primitive_desc_base(dnnl::inner_product_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+  };
+  const int threads = CpuBudget::Get().threads();
+  SetComputeThreads(threads);
+  const dnnl::primitive_desc_base base = make_with(wei_any);
+  const Desc wei = base.weights_desc(0);
+
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+  if (!p.no_bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, bias, bias), bias};
+
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {input_desc};
+  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make_with(wei); }, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"FullyConnected"}, BuildFullyConnected);
+
+}  // namespace
+}  // namespace qv::cpu

@@ -1,0 +1,24 @@
+#include <map>
+
+#include "backends/cpu/kernel.h"
+
+namespace qv::cpu {
+namespace {
+
+std::map<std::string, KernelFactory>& Registry() {
+  static auto* registry = new std::map<std::string, KernelFactory>();
+  return *registry;
+}
+
+}  // namespace
+
+CpuKernelRegistrar::CpuKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory) {
+  for (const char* op : ops) Registry()[op] = factory;
+}
+
+KernelFactory FindCpuKernel(const std::string& op) {
+  auto it = Registry().find(op);
+  return it == Registry().end() ? nullptr : it->second;
+}
+
+}  // namespace qv::cpu

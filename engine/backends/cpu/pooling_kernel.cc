@@ -1,0 +1,95 @@
+// Pooling on oneDNN. MXNet's "full" convention with average pooling that counts padding divides
+// edge windows by the part of the window inside the padded input, which oneDNN does not do: that case
+// runs as a plain loop on row-major data.
+#include <algorithm>
+
+#include "backends/cpu/dnnl_kernel.h"
+#include "ops/pooling.h"
+#include "scheduler/cpu_budget.h"
+
+namespace qv::cpu {
+namespace {
+
+class FullAvgPoolKernel : public Kernel {
+ public:
+  FullAvgPoolKernel(const PoolingParams& p, const Shape& in, const Shape& out) : p_(p), in_(in), out_(out) {}
+
+  void Execute(const ExecArgs& args) const override {
+    const float* x = static_cast<const float*>(args.inputs[0]);
+    float* y = static_cast<float*>(args.outputs[0]);
+    const int64_t planes = in_[0] * in_[1], h = in_[2], w = in_[3], oh = out_[2], ow = out_[3];
+#pragma omp parallel for num_threads(args.threads) schedule(static)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const float* src = x + plane * h * w;
+      float* dst = y + plane * oh * ow;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t h0 = i * p_.stride[0] - p_.pad[0], w0 = j * p_.stride[1] - p_.pad[1];
+          int64_t h1 = std::min(h0 + p_.kernel[0], h + p_.pad[0]), w1 = std::min(w0 + p_.kernel[1], w + p_.pad[1]);
+          int64_t count = (h1 - h0) * (w1 - w0);
+          h0 = std::max<int64_t>(h0, 0);
+          w0 = std::max<int64_t>(w0, 0);
+          h1 = std::min(h1, h);
+          w1 = std::min(w1, w);
+          if (!p_.count_include_pad) count = (h1 - h0) * (w1 - w0);
+          float sum = 0.f;
+          for (int64_t a = h0; a < h1; ++a)
+            for (int64_t b = w0; b < w1; ++b) sum += src[a * w + b];
+          dst[i * ow + j] = count > 0 ? sum / static_cast<float>(count) : 0.f;
+        }
+      }
+    }
+  }
+
+ private:
+  PoolingParams p_;
+  Shape in_, out_;
+};
+
+KernelBuild BuildPooling(const KernelRequest& req) {
+  auto p = PoolingParams::Parse(req.attrs);
+  const Shape& in = req.inputs[0].type.shape;
+  const Shape out = p.Resolve(req.attrs, in);
+  dnnl::memory::dims pad_r = {0, 0};
+  bool overhang = false;  // a window reaches past the right/bottom padding
+  for (int i = 0; i < 2; ++i) {
+    // The floor convention may leave input rows unused; oneDNN then takes the symmetric padding.
+    pad_r[i] = std::max((out[2 + i] - 1) * p.stride[i] + p.kernel[i] - in[2 + i] - p.pad[i], p.pad[i]);
+    overhang = overhang || pad_r[i] > p.pad[i];
+  }
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  if (!p.is_max && p.count_include_pad && overhang) {
+    build.input_descs = {PlainDesc(in)};
+    build.output_descs = {PlainDesc(out)};
+    build.kernel = std::make_unique<FullAvgPoolKernel>(p, in, out);
+    return build;
+  }
+  const auto algorithm = p.is_max ? dnnl::algorithm::pooling_max
+                         : p.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                               : dnnl::algorithm::pooling_avg_exclude_padding;
+  const Desc src = req.inputs[0].desc;
+  const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
+      pad_l(p.pad.begin(), p.pad.end());
+  auto make_with = [=](const Desc& dst) {
+    dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, src, dst, strides, kernel, pad_l,
+                                  pad_r);
+    return dnnl::primitive_desc_base(dnnl::pooling_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+  };
+  const int threads = CpuBudget::Get().threads();
+  SetComputeThreads(threads);
+  auto base = make_with(Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any));
+  const Desc dst = base.dst_desc();
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  build.input_descs = {src};
+  build.output_descs = {dst};
+  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make_with(dst); }, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Pooling"}, BuildPooling);
+
+}  // namespace
+}  // namespace qv::cpu

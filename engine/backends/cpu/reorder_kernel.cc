@@ -1,0 +1,35 @@
+#include "backends/cpu/dnnl_kernel.h"
+#include "scheduler/cpu_budget.h"
+
+namespace qv::cpu {
+
+std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to) {
+  auto make = [=] {
+    return dnnl::primitive_desc_base(dnnl::reorder::primitive_desc(CpuEngine(), from, CpuEngine(), to, BaseAttr()));
+  };
+  const int threads = CpuBudget::Get().threads();
+  SetComputeThreads(threads);
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_FROM] = {ArgSource::kInput, 0, nullptr, from};
+  args[DNNL_ARG_TO] = {ArgSource::kOutput, 0, nullptr, to};
+  return std::make_unique<DnnlKernel>(make(), threads, make, std::move(args));
+}
+
+namespace {
+
+// Flatten reads any layout and writes the row-major (N, rest) result in one reorder.
+KernelBuild BuildFlatten(const KernelRequest& req) {
+  const Desc from = req.inputs[0].desc;
+  const Desc to = PlainDesc(req.inputs[0].type.shape);
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {from};
+  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  build.kernel = MakeReorderKernel(from, to);
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Flatten", "flatten"}, BuildFlatten);
+
+}  // namespace
+}  // namespace qv::cpu

@@ -1,0 +1,192 @@
+#include "cachedop/cached_op.h"
+
+#include <cstdlib>
+#include <regex>
+
+#include "common/error.h"
+#include "graph/graph_check.h"
+
+namespace qv {
+namespace {
+
+bool ParseBoolFlag(const std::string& key, const std::string& value) {
+  if (value == "true" || value == "True" || value == "1") return true;
+  if (value == "false" || value == "False" || value == "0") return false;
+  throw Error(QV_ERR_INVALID_ARGUMENT, "flag '" + key + "' = '" + value + "' is not true or false");
+}
+
+// "data:(1,3,224,224);other:(2,5)"
+std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
+  std::map<std::string, Shape> shapes;
+  static const std::regex item(R"(\s*([^:;]+?)\s*:\s*\(([0-9,\s]*)\)\s*)");
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string part = text.substr(start, end - start);
+    std::smatch m;
+    if (!std::regex_match(part, m, item))
+      throw Error(QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
+    Shape shape;
+    std::string dims = m[2];
+    for (size_t p = 0; p < dims.size();) {
+      size_t q = dims.find(',', p);
+      if (q == std::string::npos) q = dims.size();
+      const std::string d = dims.substr(p, q - p);
+      if (d.find_first_not_of(" ") != std::string::npos) shape.push_back(std::stoll(d));
+      p = q + 1;
+    }
+    shapes[m[1]] = shape;
+    start = end + 1;
+  }
+  return shapes;
+}
+
+// Decrements the in-flight count when the invocation's work is destroyed, whether it ran or not.
+struct InflightSlot {
+  std::atomic<int>* count;
+  ~InflightSlot() { count->fetch_sub(1); }
+};
+
+}  // namespace
+
+CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, std::string>>& flags,
+                                       bool thread_safe) {
+  CachedOpOptions o;
+  o.thread_safe = thread_safe;
+  for (const auto& [key, value] : flags) {
+    if (key == "device") {
+      o.device = ParseDevice(value);
+    } else if (key == "static_shape") {
+      o.static_shape = ParseBoolFlag(key, value);
+    } else if (key == "max_inflight") {
+      char* end = nullptr;
+      const long n = std::strtol(value.c_str(), &end, 10);
+      Check(!value.empty() && *end == '\0' && n >= 1 && n <= 1000000, QV_ERR_INVALID_ARGUMENT,
+            "flag 'max_inflight' = '" + value + "' must be an integer between 1 and 1000000");
+      o.max_inflight = static_cast<int>(n);
+    } else if (key == "data_shapes") {
+      o.data_shapes = ParseDataShapes(value);
+    } else {
+      throw Error(QV_ERR_INVALID_ARGUMENT,
+                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes)");
+    }
+  }
+  Check(o.device.type == QV_CPU, QV_ERR_DEVICE, "device " + o.device.ToString() + " is not available in this build");
+  Check(o.device.id == 0, QV_ERR_DEVICE, "device " + o.device.ToString() + " does not exist (only cpu(0))");
+  return o;
+}
+
+CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
+    : graph_(std::move(graph)), options_(std::move(options)), serial_var_(Engine::Get().NewVar()) {}
+
+std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
+                                           const CachedOpOptions& options) {
+  CheckGraphOperators(graph);
+  BoundGraph bound = BindParameters(graph, params);
+  Optimize(bound);
+  for (int id : TopologicalOrder(bound.graph)) {
+    const Node& node = bound.graph.nodes[id];
+    Check(node.is_variable() || cpu::FindCpuKernel(node.op) != nullptr, QV_ERR_UNSUPPORTED,
+          "node '" + node.name + "': operator '" + node.op + "' has no kernel on " + options.device.ToString());
+  }
+  for (const auto& [name, shape] : options.data_shapes) {
+    bool known = false;
+    for (const auto& input : bound.input_names) known = known || input == name;
+    Check(known, QV_ERR_NOT_FOUND, "flag 'data_shapes' names '" + name + "', which is not a data input");
+  }
+  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), options));
+  if (!options.data_shapes.empty()) {
+    std::vector<TensorType> types;
+    for (const auto& name : op->input_names()) {
+      auto it = options.data_shapes.find(name);
+      Check(it != options.data_shapes.end(), QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes' lacks input '" + name + "'");
+      types.push_back({it->second, DType::kFloat32});
+    }
+    op->PlanFor(types);
+  }
+  return op;
+}
+
+size_t CachedOp::num_plans() const {
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  return plans_.size();
+}
+
+std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& types) {
+  std::vector<Shape> key;
+  for (const auto& t : types) key.push_back(t.shape);
+  std::lock_guard<std::mutex> lock(plans_mu_);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return it->second;
+  if (options_.static_shape && !plans_.empty()) {
+    std::string expected;
+    for (const auto& s : plans_.begin()->first) expected += ShapeToString(s) + " ";
+    throw Error(QV_ERR_SHAPE, "static_shape op was compiled for input shapes " + expected + "and cannot take others");
+  }
+  std::shared_ptr<const Plan> plan = Plan::Compile(graph_, types, constants_);
+  plans_[key] = plan;
+  return plan;
+}
+
+void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
+  Check(inputs.size() == input_names().size(), QV_ERR_INVALID_ARGUMENT,
+        "expected " + std::to_string(input_names().size()) + " inputs, got " + std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const NDArray& a = *inputs[i];
+    const std::string what = "input '" + input_names()[i] + "'";
+    Check(a.dtype() == DType::kFloat32, QV_ERR_SHAPE,
+          what + " is " + DTypeName(a.dtype()) + ", expected float32");
+    Check(a.device().type == QV_CPU, QV_ERR_DEVICE, what + " is on " + a.device().ToString() + ", expected cpu");
+    for (int64_t d : a.shape())
+      Check(d > 0, QV_ERR_SHAPE, what + " has shape " + ShapeToString(a.shape()) + " with an empty dimension");
+  }
+}
+
+void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs) {
+  CheckInputs(inputs);
+  std::vector<TensorType> types;
+  for (const auto& a : inputs) types.push_back({a->shape(), a->dtype()});
+  std::shared_ptr<const Plan> plan = PlanFor(types);
+  const auto& out_types = plan->output_types();
+
+  if (outputs->empty()) {
+    for (const auto& t : out_types) outputs->push_back(NDArray::Create(t.shape, t.dtype));
+  } else {
+    Check(outputs->size() == out_types.size(), QV_ERR_INVALID_ARGUMENT,
+          "expected " + std::to_string(out_types.size()) + " outputs, got " + std::to_string(outputs->size()));
+    for (size_t k = 0; k < out_types.size(); ++k) {
+      const NDArray& o = *(*outputs)[k];
+      Check(o.shape() == out_types[k].shape && o.dtype() == out_types[k].dtype, QV_ERR_SHAPE,
+            "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) +
+                ", expected " + ShapeToString(out_types[k].shape) + " float32");
+      for (const auto& in : inputs)
+        Check(in->storage() != o.storage(), QV_ERR_INVALID_ARGUMENT,
+              "output '" + output_names()[k] + "' shares memory with an input");
+    }
+  }
+
+  if (inflight_.fetch_add(1) >= options_.max_inflight) {
+    inflight_.fetch_sub(1);
+    throw Error(QV_ERR_BUSY, "max_inflight (" + std::to_string(options_.max_inflight) +
+                                 ") invocations are already in flight");
+  }
+  auto slot = std::make_shared<InflightSlot>(InflightSlot{&inflight_});
+
+  std::vector<VarPtr> reads, writes;
+  for (const auto& a : inputs) reads.push_back(a->var());
+  for (const auto& a : *outputs) writes.push_back(a->var());
+  if (!options_.thread_safe) writes.push_back(serial_var_);
+  // The work holds the op (its parameters and plans), the plan and every array until it is destroyed.
+  Engine::Get().Push(
+      [self = shared_from_this(), plan, inputs, outs = *outputs, slot] {
+        std::vector<const void*> in_ptrs;
+        std::vector<void*> out_ptrs;
+        for (const auto& a : inputs) in_ptrs.push_back(a->data());
+        for (const auto& a : outs) out_ptrs.push_back(a->data());
+        plan->Run(in_ptrs, out_ptrs);
+      },
+      reads, writes);
+}
+
+}  // namespace qv

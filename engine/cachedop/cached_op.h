@@ -1,0 +1,59 @@
+// A cached op: a bound, optimised graph plus one compiled plan per input shape. Invocations are pushed
+// to the dependency engine and share the parameters; each running one borrows its own workspace.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/dnnl_kernel.h"
+#include "cachedop/plan.h"
+#include "common/device.h"
+#include "graph/bound_graph.h"
+
+namespace qv {
+
+struct CachedOpOptions {
+  Device device;
+  bool static_shape = false;
+  int max_inflight = 64;
+  bool thread_safe = true;
+  std::map<std::string, Shape> data_shapes;  // plans to compile at creation
+
+  // From the C API's string flags; unknown keys and bad values throw QV_ERR_INVALID_ARGUMENT.
+  static CachedOpOptions Parse(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe);
+};
+
+class CachedOp : public std::enable_shared_from_this<CachedOp> {
+ public:
+  static std::shared_ptr<CachedOp> Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
+                                          const CachedOpOptions& options);
+
+  const std::vector<std::string>& input_names() const { return graph_.input_names; }
+  const std::vector<std::string>& output_names() const { return graph_.output_names; }
+
+  // Validates inputs, finds or compiles the plan, and pushes the computation. `outputs` empty:
+  // allocates them; else they must match the plan's output types. Throws on bad input or QV_ERR_BUSY.
+  void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs);
+
+  // Plans compiled so far (for tests and statistics).
+  size_t num_plans() const;
+
+ private:
+  CachedOp(BoundGraph graph, CachedOpOptions options);
+  std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
+  void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;
+
+  BoundGraph graph_;
+  CachedOpOptions options_;
+  cpu::ConstantCache constants_;
+  mutable std::mutex plans_mu_;
+  std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
+  std::atomic<int> inflight_{0};
+  VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them
+};
+
+}  // namespace qv

@@ -1,0 +1,56 @@
+// A plan: a bound graph compiled for one set of input shapes on the CPU. It owns the kernels (built
+// once) and a memory plan; running it only binds buffers and executes kernels in order, so any number
+// of invocations may run one plan at once, each with its own workspace.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/dnnl_kernel.h"
+#include "graph/bound_graph.h"
+#include "tensor/storage.h"
+
+namespace qv {
+
+class Plan {
+ public:
+  // Throws Error (QV_ERR_SHAPE naming node and input for shapes that do not fit the graph).
+  static std::unique_ptr<Plan> Compile(const BoundGraph& graph, const std::vector<TensorType>& inputs,
+                                       cpu::ConstantCache& constants);
+
+  const std::vector<TensorType>& output_types() const { return output_types_; }
+  size_t workspace_bytes() const { return workspace_bytes_; }
+  size_t num_steps() const { return steps_.size(); }
+
+  // Runs every step; inputs and outputs are row-major. Thread-safe.
+  void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) const;
+
+ private:
+  struct BufferRef {
+    enum Kind { kArena, kInput, kOutput, kConstant } kind = kArena;
+    size_t index = 0;  // arena offset, input index or output index
+    const void* constant = nullptr;
+  };
+  struct Step {
+    const cpu::Kernel* kernel = nullptr;
+    std::vector<BufferRef> inputs, outputs;
+    int accumulate_input = -1;  // copy inputs[k] into outputs[0] before running (not aliased)
+    size_t accumulate_bytes = 0;
+    std::string node;
+  };
+  class Builder;
+
+  std::shared_ptr<Storage> BorrowWorkspace() const;
+  void ReturnWorkspace(std::shared_ptr<Storage> workspace) const;
+
+  std::vector<std::unique_ptr<cpu::Kernel>> kernels_;
+  std::vector<Step> steps_;
+  std::vector<TensorType> output_types_;
+  size_t workspace_bytes_ = 0;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::shared_ptr<Storage>> free_workspaces_;
+};
+
+}  // namespace qv

@@ -1,0 +1,20 @@
+// Tensor shapes: a list of non-negative int64 dimensions, with overflow-checked element counts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qv {
+
+using Shape = std::vector<int64_t>;
+
+// "(1, 3, 224, 224)"
+std::string ShapeToString(const Shape& s);
+
+// Product of the dimensions. Throws Error(QV_ERR_SHAPE) on a negative dimension and
+// Error(QV_ERR_OUT_OF_MEMORY) when the count (or count * elem_size bytes) overflows int64.
+int64_t ElementCount(const Shape& s);
+int64_t ByteCount(const Shape& s, size_t elem_size);
+
+}  // namespace qv

@@ -1,0 +1,78 @@
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "common/error.h"
+#include "graph/bound_graph.h"
+#include "graph/graph_check.h"
+#include "ops/op.h"
+
+namespace qv {
+namespace {
+
+std::string StripPrefix(const std::string& name) {
+  if (name.rfind("arg:", 0) == 0 || name.rfind("aux:", 0) == 0) return name.substr(4);
+  return name;
+}
+
+NDArrayPtr CopyOf(const NDArray& a) {
+  NDArrayPtr copy = NDArray::Create(a.shape(), a.dtype());
+  std::memcpy(copy->data(), a.data(), a.nbytes());
+  return copy;
+}
+
+// Removes the inputs an operator never reads at inference (SoftmaxOutput's label).
+void DropUnusedInputs(Graph& graph) {
+  for (Node& node : graph.nodes) {
+    if (node.is_variable()) continue;
+    const auto unused = FindOp(node.op)->UnusedInputs(Attrs(node.attrs, node.op, node.name));
+    for (auto it = unused.rbegin(); it != unused.rend(); ++it)
+      if (*it < static_cast<int>(node.inputs.size())) node.inputs.erase(node.inputs.begin() + *it);
+  }
+}
+
+}  // namespace
+
+BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) {
+  BoundGraph g;
+  g.graph = graph;
+  DropUnusedInputs(g.graph);
+  g.output_names = ListOutputNames(graph);
+
+  std::map<std::string, NDArrayPtr> by_name;
+  for (const auto& [name, array] : params) by_name[StripPrefix(name)] = array;
+
+  for (int id : ListVariables(g.graph)) {
+    const Node& var = g.graph.nodes[id];
+    auto it = by_name.find(var.name);
+    if (it == by_name.end()) {
+      g.data_inputs.push_back(id);
+      g.input_names.push_back(var.name);
+    } else {
+      Check(it->second->dtype() == DType::kFloat32, QV_ERR_UNSUPPORTED,
+            "parameter '" + var.name + "' is " + DTypeName(it->second->dtype()) + ", only float32 is supported");
+      g.constants[id] = CopyOf(*it->second);
+    }
+  }
+
+  // Weight-like inputs must be parameters; check their shapes against the attributes.
+  for (const Node& node : g.graph.nodes) {
+    if (node.is_variable()) continue;
+    const OpDef* def = FindOp(node.op);
+    const Attrs attrs(node.attrs, node.op, node.name);
+    const auto names = def->InputNames(attrs);
+    std::vector<const Shape*> shapes(node.inputs.size(), nullptr);
+    for (int slot : def->ParamInputs(attrs)) {
+      const Node& src = g.graph.nodes[node.inputs[slot].node];
+      if (!src.is_variable()) continue;
+      auto c = g.constants.find(node.inputs[slot].node);
+      Check(c != g.constants.end(), QV_ERR_NOT_FOUND,
+            "missing parameter '" + src.name + "' (" + names[slot] + " of node '" + node.name + "')");
+      shapes[slot] = &c->second->shape();
+    }
+    def->CheckParams(attrs, shapes);
+  }
+  return g;
+}
+
+}  // namespace qv

@@ -1,0 +1,35 @@
+// The graph IR: MXNet's node list, as read from symbol JSON.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qv {
+
+// Output `index` of node `node`.
+struct NodeEntry {
+  int node = 0;
+  int index = 0;
+  bool operator==(const NodeEntry& o) const { return node == o.node && index == o.index; }
+  bool operator<(const NodeEntry& o) const { return node != o.node ? node < o.node : index < o.index; }
+};
+
+struct Node {
+  std::string op;  // "null" for a variable (a data input or a parameter)
+  std::string name;
+  // Operator parameters and MXNet's hidden attributes ("__shape__", "__dtype__", ...), merged from the
+  // "attrs", "attr" and "param" keys of whichever layout the file uses.
+  std::map<std::string, std::string> attrs;
+  std::vector<NodeEntry> inputs;
+
+  bool is_variable() const { return op == "null"; }
+};
+
+// Nodes are in topological order: every input refers to an earlier node.
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<NodeEntry> outputs;
+};
+
+}  // namespace qv

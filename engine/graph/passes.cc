@@ -1,0 +1,178 @@
+// Inference-time graph rewrites. Each pass redirects the uses of the nodes it absorbs; absorbed nodes
+// stay in the node list but are no longer reachable from the outputs, so plans never see them.
+#include <cmath>
+#include <set>
+
+#include "common/error.h"
+#include "graph/bound_graph.h"
+#include "graph/graph_check.h"
+#include "ops/batch_norm.h"
+#include "ops/convolution.h"
+
+namespace qv {
+namespace {
+
+using Redirects = std::map<NodeEntry, NodeEntry>;
+
+NodeEntry Resolve(const Redirects& r, NodeEntry e) {
+  for (auto it = r.find(e); it != r.end(); it = r.find(e)) e = it->second;
+  return e;
+}
+
+void ApplyRedirects(Graph& graph, const Redirects& r) {
+  if (r.empty()) return;
+  for (Node& node : graph.nodes)
+    for (NodeEntry& in : node.inputs) in = Resolve(r, in);
+  for (NodeEntry& out : graph.outputs) out = Resolve(r, out);
+}
+
+// How many times each output is read by reachable nodes or listed as a graph output.
+std::map<NodeEntry, int> CountUses(const Graph& graph) {
+  std::map<NodeEntry, int> uses;
+  for (int id : TopologicalOrder(graph))
+    for (const NodeEntry& in : graph.nodes[id].inputs) ++uses[in];
+  for (const NodeEntry& out : graph.outputs) ++uses[out];
+  return uses;
+}
+
+bool IsConstant(const BoundGraph& g, const NodeEntry& e) { return g.constants.count(e.node) != 0; }
+
+int AddConstant(BoundGraph& g, const std::string& name, NDArrayPtr value) {
+  Node var;
+  var.op = "null";
+  var.name = name;
+  g.graph.nodes.push_back(var);
+  const int id = static_cast<int>(g.graph.nodes.size()) - 1;
+  g.constants[id] = std::move(value);
+  return id;
+}
+
+void AppendPostOp(Node& node, const std::string& op) {
+  std::string& ops = node.attrs[kPostOpsAttr];
+  ops = ops.empty() ? op : ops + "," + op;
+}
+
+bool HasPostOps(const Node& node) {
+  auto it = node.attrs.find(kPostOpsAttr);
+  return it != node.attrs.end() && !it->second.empty();
+}
+
+// The BatchNorm that reads the convolution's only use, folded into new weights and a bias:
+// s = gamma / sqrt(var + eps); w' = w * s; b' = (b - mean) * s + beta.
+void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
+  Node& conv = g.graph.nodes[conv_id];
+  const auto bp = BatchNormParams::Parse(Attrs(bn.attrs, bn.op, bn.name));
+  const auto cp = ConvolutionParams::Parse(Attrs(conv.attrs, conv.op, conv.name));
+  const NDArray& w = *g.constants.at(conv.inputs[1].node);
+  const float* gamma = g.constants.at(bn.inputs[1].node)->data_as<float>();
+  const float* beta = g.constants.at(bn.inputs[2].node)->data_as<float>();
+  const float* mean = g.constants.at(bn.inputs[3].node)->data_as<float>();
+  const float* var = g.constants.at(bn.inputs[4].node)->data_as<float>();
+  const float* bias = cp.no_bias ? nullptr : g.constants.at(conv.inputs[2].node)->data_as<float>();
+
+  const int64_t out_channels = w.shape()[0];
+  const int64_t per_channel = w.size() / out_channels;
+  NDArrayPtr new_w = NDArray::Create(w.shape(), DType::kFloat32);
+  NDArrayPtr new_b = NDArray::Create({out_channels}, DType::kFloat32);
+  for (int64_t o = 0; o < out_channels; ++o) {
+    const double scale = (bp.fix_gamma ? 1.0 : gamma[o]) / std::sqrt(static_cast<double>(var[o]) + bp.eps);
+    const float* src = w.data_as<float>() + o * per_channel;
+    float* dst = new_w->data_as<float>() + o * per_channel;
+    for (int64_t i = 0; i < per_channel; ++i) dst[i] = static_cast<float>(src[i] * scale);
+    new_b->data_as<float>()[o] = static_cast<float>(((bias ? bias[o] : 0.0) - mean[o]) * scale + beta[o]);
+  }
+  const NodeEntry data = conv.inputs[0];
+  const std::string name = conv.name;
+  const int w_id = AddConstant(g, name + "_folded_weight", new_w);
+  const int b_id = AddConstant(g, name + "_folded_bias", new_b);
+  Node& folded = g.graph.nodes[conv_id];  // AddConstant may have moved the node list
+  folded.inputs = {data, {w_id, 0}, {b_id, 0}};
+  folded.attrs["no_bias"] = "False";
+}
+
+bool IsAdd(const Node& n) { return n.op == "elemwise_add" || n.op == "_Plus" || n.op == "_plus" || n.op == "_add"; }
+bool IsRelu(const Node& n) {
+  return n.op == "relu" || (n.op == "Activation" && n.attrs.count("act_type") && n.attrs.at("act_type") == "relu");
+}
+
+}  // namespace
+
+void RemoveIdentities(BoundGraph& g) {
+  static const std::set<std::string> kIdentities = {"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"};
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node& node = g.graph.nodes[id];
+    if (kIdentities.count(node.op)) r[{id, 0}] = node.inputs[0];
+  }
+  ApplyRedirects(g.graph, r);
+}
+
+void FoldBatchNorm(BoundGraph& g) {
+  const auto uses = CountUses(g.graph);
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node bn = g.graph.nodes[id];
+    if (bn.op != "BatchNorm" || HasPostOps(bn)) continue;
+    const NodeEntry in = bn.inputs[0];
+    const Node& conv = g.graph.nodes[in.node];
+    if (conv.op != "Convolution" || HasPostOps(conv) || uses.at(in) != 1) continue;
+    bool constant = true;
+    for (size_t i = 1; i < conv.inputs.size(); ++i) constant = constant && IsConstant(g, conv.inputs[i]);
+    for (size_t i = 1; i < bn.inputs.size(); ++i) constant = constant && IsConstant(g, bn.inputs[i]);
+    if (!constant) continue;
+    FoldInto(g, in.node, bn);
+    r[{id, 0}] = in;
+  }
+  ApplyRedirects(g.graph, r);
+}
+
+void FuseActivations(BoundGraph& g) {
+  const auto uses = CountUses(g.graph);
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node& act = g.graph.nodes[id];
+    if (!IsRelu(act)) continue;
+    const NodeEntry in = act.inputs[0];
+    Node& producer = g.graph.nodes[in.node];
+    const bool fusable = producer.op == "Convolution" || (producer.op == "BatchNorm" && !HasPostOps(producer));
+    if (!fusable || uses.at(in) != 1) continue;
+    AppendPostOp(producer, "relu");
+    r[{id, 0}] = in;
+  }
+  ApplyRedirects(g.graph, r);
+}
+
+void FuseResidualAdd(BoundGraph& g) {
+  auto uses = CountUses(g.graph);
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node add = g.graph.nodes[id];
+    if (!IsAdd(add)) continue;
+    for (int side = 0; side < 2; ++side) {
+      const NodeEntry conv_out = add.inputs[side];
+      Node& conv = g.graph.nodes[conv_out.node];
+      if (conv.op != "Convolution" || uses.at(conv_out) != 1) continue;
+      if (ConvolutionParams::Parse(Attrs(conv.attrs, conv.op, conv.name)).has_sum()) continue;
+      conv.inputs.push_back(add.inputs[1 - side]);
+      AppendPostOp(conv, "sum");
+      r[{id, 0}] = conv_out;
+      break;
+    }
+  }
+  ApplyRedirects(g.graph, r);
+}
+
+void Optimize(BoundGraph& g) {
+  RemoveIdentities(g);
+  FoldBatchNorm(g);
+  FuseActivations(g);
+  FuseResidualAdd(g);
+  FuseActivations(g);
+  // Parameters that passes replaced (folded weights' originals) are freed here.
+  std::set<int> reachable;
+  for (int id : TopologicalOrder(g.graph)) reachable.insert(id);
+  for (auto it = g.constants.begin(); it != g.constants.end();)
+    it = reachable.count(it->first) ? std::next(it) : g.constants.erase(it);
+}
+
+}  // namespace qv

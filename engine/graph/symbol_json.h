@@ -1,0 +1,18 @@
+// Reading MXNet symbol JSON (every 1.x layout) into a Graph.
+#pragma once
+
+#include <string>
+
+#include "graph/graph.h"
+
+namespace qv {
+
+// Parses symbol JSON. Checks the structure only (operators are checked against the registry later):
+// throws Error(QV_ERR_PARSE) with a message naming the node and field for malformed JSON, missing or
+// mistyped fields, input references to missing or later nodes, bad head entries, or an empty graph.
+Graph ParseSymbolJson(const std::string& json);
+
+// Reads the file and parses it; a missing or unreadable file throws Error(QV_ERR_NOT_FOUND) naming it.
+Graph LoadSymbolJsonFile(const std::string& path);
+
+}  // namespace qv

@@ -1,0 +1,43 @@
+#include "ops/activation.h"
+
+#include "common/error.h"
+
+namespace qv {
+
+ActType ParseActType(const Attrs& attrs) {
+  const std::string t = attrs.Require("act_type");
+  if (t == "relu") return ActType::kRelu;
+  if (t == "sigmoid") return ActType::kSigmoid;
+  if (t == "tanh") return ActType::kTanh;
+  if (t == "softrelu") return ActType::kSoftRelu;
+  if (t == "softsign") return ActType::kSoftSign;
+  throw Error(QV_ERR_UNSUPPORTED, attrs.Where() + "act_type '" + t + "' is not supported");
+}
+
+namespace {
+
+class ActivationOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ParseActType(attrs);
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    return {in[0]};
+  }
+};
+
+// relu(x) is Activation(act_type=relu) with the attribute implied.
+class ReluOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    return {in[0]};
+  }
+};
+
+const OpRegistrar kActivation({"Activation"}, new ActivationOp);
+const OpRegistrar kRelu({"relu"}, new ReluOp);
+
+}  // namespace
+}  // namespace qv

@@ -1,0 +1,104 @@
+#include "ops/attrs.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "common/error.h"
+
+namespace qv {
+namespace {
+
+std::string Trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\n") - b + 1);
+}
+
+bool ParseInt(const std::string& text, int64_t* out) {
+  const std::string t = Trim(text);
+  if (t.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(t.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0') {
+    // MXNet writes some integers as "3L" (Python 2 longs).
+    if (errno != 0 || !(end[0] == 'L' && end[1] == '\0')) return false;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+void Attrs::Bad(const std::string& key, const std::string& value, const char* expected) const {
+  throw Error(QV_ERR_PARSE, Where() + "attribute '" + key + "' = '" + value + "' is not " + expected);
+}
+
+std::string Attrs::GetString(const std::string& key, const std::string& fallback) const {
+  auto it = values_->find(key);
+  return it == values_->end() ? fallback : it->second;
+}
+
+std::string Attrs::Require(const std::string& key) const {
+  auto it = values_->find(key);
+  if (it == values_->end()) throw Error(QV_ERR_PARSE, Where() + "required attribute '" + key + "' is missing");
+  return it->second;
+}
+
+int64_t Attrs::GetInt(const std::string& key, int64_t fallback) const {
+  if (!Has(key) || Trim(GetString(key, "")) == "None") return fallback;
+  return RequireInt(key);
+}
+
+int64_t Attrs::RequireInt(const std::string& key) const {
+  const std::string v = Require(key);
+  int64_t out = 0;
+  if (!ParseInt(v, &out)) Bad(key, v, "an integer");
+  return out;
+}
+
+double Attrs::GetFloat(const std::string& key, double fallback) const {
+  if (!Has(key)) return fallback;
+  const std::string v = Trim(GetString(key, ""));
+  if (v == "None") return fallback;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0') Bad(key, v, "a number");
+  return d;
+}
+
+bool Attrs::GetBool(const std::string& key, bool fallback) const {
+  if (!Has(key)) return fallback;
+  const std::string v = Trim(GetString(key, ""));
+  if (v == "True" || v == "true" || v == "1") return true;
+  if (v == "False" || v == "false" || v == "0") return false;
+  Bad(key, v, "a boolean");
+}
+
+std::vector<int64_t> Attrs::GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const {
+  if (!Has(key)) return fallback;
+  std::string v = Trim(GetString(key, ""));
+  if (v == "None") return fallback;
+  if (!v.empty() && (v.front() == '(' || v.front() == '[')) {
+    if (v.size() < 2 || (v.back() != ')' && v.back() != ']')) Bad(key, v, "a tuple");
+    v = v.substr(1, v.size() - 2);
+  }
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t comma = v.find(',', start);
+    const std::string item = Trim(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (!item.empty()) {
+      int64_t x = 0;
+      if (!ParseInt(item, &x) || out.size() >= 16) Bad(key, GetString(key, ""), "a tuple of integers");
+      out.push_back(x);
+    } else if (comma != std::string::npos && !out.empty() && v.find_first_not_of(" ", comma + 1) != std::string::npos) {
+      Bad(key, GetString(key, ""), "a tuple of integers");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace qv

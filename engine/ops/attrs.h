@@ -1,0 +1,40 @@
+// Typed access to a node's string attributes, with errors naming the node and the attribute.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qv {
+
+class Attrs {
+ public:
+  Attrs(const std::map<std::string, std::string>& values, std::string op, std::string node)
+      : values_(&values), op_(std::move(op)), node_(std::move(node)) {}
+
+  bool Has(const std::string& key) const { return values_->count(key) != 0; }
+  std::string GetString(const std::string& key, const std::string& fallback) const;
+  // Like GetString but fails naming the attribute when it is absent.
+  std::string Require(const std::string& key) const;
+  int64_t GetInt(const std::string& key, int64_t fallback) const;
+  int64_t RequireInt(const std::string& key) const;
+  double GetFloat(const std::string& key, double fallback) const;
+  bool GetBool(const std::string& key, bool fallback) const;
+  // "(3, 3)", "[3,3]", "3" (one value), "()" (empty); "None" gives the fallback.
+  std::vector<int64_t> GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const;
+
+  const std::string& op() const { return op_; }
+  const std::string& node() const { return node_; }
+  // "node 'conv0' (Convolution): " prefix for messages.
+  std::string Where() const { return "node '" + node_ + "' (" + op_ + "): "; }
+
+ private:
+  [[noreturn]] void Bad(const std::string& key, const std::string& value, const char* expected) const;
+
+  const std::map<std::string, std::string>* values_;
+  std::string op_;
+  std::string node_;
+};
+
+}  // namespace qv

@@ -1,0 +1,59 @@
+#include "ops/batch_norm.h"
+
+#include "common/error.h"
+#include "ops/convolution.h"
+
+namespace qv {
+
+BatchNormParams BatchNormParams::Parse(const Attrs& attrs) {
+  BatchNormParams p;
+  p.eps = attrs.GetFloat("eps", 1e-3);
+  p.fix_gamma = attrs.GetBool("fix_gamma", true);
+  p.axis = attrs.GetInt("axis", 1);
+  Check(p.axis == 1, QV_ERR_UNSUPPORTED, attrs.Where() + "only axis=1 is supported");
+  Check(!attrs.GetBool("output_mean_var", false), QV_ERR_UNSUPPORTED, attrs.Where() + "output_mean_var is not supported");
+  Check(p.eps > 0, QV_ERR_PARSE, attrs.Where() + "eps must be positive");
+  p.post_ops = ParsePostOps(attrs);
+  for (const auto& op : p.post_ops)
+    Check(op == "relu", QV_ERR_PARSE, attrs.Where() + "only a relu can be fused into BatchNorm");
+  return p;
+}
+
+namespace {
+
+class BatchNormOp : public OpDef {
+ public:
+  std::vector<std::string> InputNames(const Attrs&) const override {
+    return {"data", "gamma", "beta", "moving_mean", "moving_var"};
+  }
+
+  std::vector<int> ParamInputs(const Attrs&) const override { return {1, 2, 3, 4}; }
+
+  void CheckParams(const Attrs& attrs, const std::vector<const Shape*>& params) const override {
+    BatchNormParams::Parse(attrs);
+    const Shape* first = nullptr;
+    const auto names = InputNames(attrs);
+    for (size_t i = 1; i < params.size(); ++i) {
+      if (!params[i]) continue;
+      Check(params[i]->size() == 1, QV_ERR_SHAPE,
+            attrs.Where() + names[i] + " must be 1-D, got " + ShapeToString(*params[i]));
+      if (first) ExpectParamShape(attrs, names[i].c_str(), *params[i], *first);
+      first = params[i];
+    }
+  }
+
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    BatchNormParams::Parse(attrs);
+    ExpectInputs(attrs, in, 5);
+    ExpectFloat32(attrs, in);
+    Check(in[0].shape.size() >= 2, QV_ERR_SHAPE, attrs.Where() + "data needs at least 2 dimensions");
+    const auto names = InputNames(attrs);
+    for (int i = 1; i < 5; ++i) ExpectParamShape(attrs, names[i].c_str(), in[i].shape, {in[0].shape[1]});
+    return {in[0]};
+  }
+};
+
+const OpRegistrar kRegister({"BatchNorm"}, new BatchNormOp);
+
+}  // namespace
+}  // namespace qv

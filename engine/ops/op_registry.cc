@@ -1,0 +1,53 @@
+#include <map>
+
+#include "common/error.h"
+#include "ops/op.h"
+
+namespace qv {
+namespace {
+
+std::map<std::string, const OpDef*>& Registry() {
+  static auto* registry = new std::map<std::string, const OpDef*>();
+  return *registry;
+}
+
+}  // namespace
+
+OpRegistrar::OpRegistrar(std::initializer_list<const char*> names, const OpDef* op) {
+  for (const char* name : names) Registry()[name] = op;
+}
+
+const OpDef* FindOp(const std::string& name) {
+  auto it = Registry().find(name);
+  return it == Registry().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ListOps() {
+  std::vector<std::string> names;
+  for (const auto& kv : Registry()) names.push_back(kv.first);
+  return names;
+}
+
+void ExpectInputs(const Attrs& attrs, const std::vector<TensorType>& in, size_t n) {
+  Check(in.size() == n, QV_ERR_SHAPE,
+        attrs.Where() + "expects " + std::to_string(n) + " inputs, got " + std::to_string(in.size()));
+}
+
+void ExpectNdim(const Attrs& attrs, const TensorType& t, const char* input, size_t ndim) {
+  Check(t.shape.size() == ndim, QV_ERR_SHAPE,
+        attrs.Where() + "expects " + std::to_string(ndim) + "-D " + input + ", got " + ShapeToString(t.shape));
+}
+
+void ExpectFloat32(const Attrs& attrs, const std::vector<TensorType>& in) {
+  for (size_t i = 0; i < in.size(); ++i)
+    Check(in[i].dtype == DType::kFloat32, QV_ERR_SHAPE,
+          attrs.Where() + "input " + std::to_string(i) + " is " + DTypeName(in[i].dtype) +
+              ", only float32 is supported");
+}
+
+void ExpectParamShape(const Attrs& attrs, const char* input, const Shape& actual, const Shape& expected) {
+  Check(actual == expected, QV_ERR_SHAPE,
+        attrs.Where() + input + " has shape " + ShapeToString(actual) + ", expected " + ShapeToString(expected));
+}
+
+}  // namespace qv

@@ -1,0 +1,22 @@
+// Pooling attributes and output geometry.
+#pragma once
+
+#include <vector>
+
+#include "ops/op.h"
+
+namespace qv {
+
+struct PoolingParams {
+  bool is_max = true;
+  bool global = false;
+  bool full_convention = false;  // "full": ceil when sizing the output; "valid": floor
+  bool count_include_pad = true;
+  std::vector<int64_t> kernel, stride, pad;
+
+  static PoolingParams Parse(const Attrs& attrs);
+  // The output shape; for global pooling also fills in kernel = input size, stride 1, pad 0.
+  Shape Resolve(const Attrs& attrs, const Shape& input);
+};
+
+}  // namespace qv

@@ -1,0 +1,57 @@
+#include "ops/softmax.h"
+
+#include "common/error.h"
+
+namespace qv {
+
+SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& x) {
+  Check(!x.empty(), QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+  const int64_t ndim = static_cast<int64_t>(x.size());
+  int64_t axis = ndim - 1;
+  SoftmaxGeometry g;
+  if (attrs.op() == "softmax") {
+    axis = attrs.GetInt("axis", -1);
+    if (axis < 0) axis += ndim;
+    Check(axis >= 0 && axis < ndim, QV_ERR_SHAPE, attrs.Where() + "axis out of range for " + ShapeToString(x));
+    g.temperature = attrs.GetFloat("temperature", 1.0);
+    Check(g.temperature > 0, QV_ERR_PARSE, attrs.Where() + "temperature must be positive");
+  } else if (attrs.GetBool("multi_output", false)) {
+    Check(ndim >= 2, QV_ERR_SHAPE, attrs.Where() + "multi_output needs at least 2 dimensions");
+    axis = 1;
+  } else if (!attrs.GetBool("preserve_shape", false)) {
+    // MXNet flattens (N, ...) to (N, rest) and normalises over the rest.
+    g.outer = x[0];
+    g.axis = ndim > 1 ? ElementCount(Shape(x.begin() + 1, x.end())) : 1;
+    if (ndim == 1) { g.outer = 1; g.axis = x[0]; }
+    return g;
+  }
+  for (int64_t i = 0; i < axis; ++i) g.outer *= x[i];
+  g.axis = x[axis];
+  for (int64_t i = axis + 1; i < ndim; ++i) g.inner *= x[i];
+  return g;
+}
+
+namespace {
+
+class SoftmaxOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    ResolveSoftmax(attrs, in[0].shape);
+    return {in[0]};
+  }
+};
+
+// SoftmaxOutput's label only matters for training.
+class SoftmaxOutputOp : public SoftmaxOp {
+ public:
+  std::vector<std::string> InputNames(const Attrs&) const override { return {"data", "label"}; }
+  std::vector<int> UnusedInputs(const Attrs&) const override { return {1}; }
+};
+
+const OpRegistrar kSoftmax({"softmax"}, new SoftmaxOp);
+const OpRegistrar kSoftmaxOutput({"SoftmaxOutput", "Softmax"}, new SoftmaxOutputOp);
+
+}  // namespace
+}  // namespace qv

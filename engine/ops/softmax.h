@@ -1,0 +1,16 @@
+#pragma once
+
+#include "ops/op.h"
+
+namespace qv {
+
+// Softmax as (outer, axis, inner) over the input viewed in row-major order.
+struct SoftmaxGeometry {
+  int64_t outer = 1, axis = 1, inner = 1;
+  double temperature = 1.0;
+};
+
+// softmax(axis=-1, temperature) and SoftmaxOutput / Softmax (multi_output, preserve_shape).
+SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& input);
+
+}  // namespace qv

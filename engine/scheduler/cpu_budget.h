@@ -1,0 +1,69 @@
+// The compute-thread budget: how many threads may compute at once in this process, and a fair split
+// of them among the invocations running at the same time.
+//
+// The budget defaults to the CPUs this process may really use (affinity mask, cgroup v1/v2 CPU quota)
+// and can be set with the environment variable QUIVER_NUM_THREADS. The engine runs at most `threads()`
+// invocations at once, and each kernel leases threads for its duration: one invocation alone gets
+// all of them; N concurrent ones share them, so the busy compute threads never exceed the budget.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+
+namespace qv {
+
+// CPUs usable by this process: min(affinity mask, cgroup quota), at least 1.
+int DetectUsableCpus();
+
+class CpuBudget {
+ public:
+  static CpuBudget& Get();
+  explicit CpuBudget(int threads);
+
+  int threads() const { return total_; }
+
+  // Threads for one kernel; returned to the budget when destroyed.
+  class Lease {
+   public:
+    Lease(CpuBudget* budget, int n) : budget_(budget), n_(n) {}
+    Lease(Lease&& o) noexcept : budget_(o.budget_), n_(o.n_) { o.n_ = 0; }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() {
+      if (n_ > 0) budget_->Release(n_);
+    }
+    int threads() const { return n_; }
+
+   private:
+    CpuBudget* budget_;
+    int n_;
+  };
+
+  // Marks an invocation as running (it competes for threads) until the guard is destroyed.
+  class Participant {
+   public:
+    explicit Participant(CpuBudget* budget) : budget_(budget) { budget_->Join(); }
+    ~Participant() { budget_->Leave(); }
+    Participant(const Participant&) = delete;
+    Participant& operator=(const Participant&) = delete;
+
+   private:
+    CpuBudget* budget_;
+  };
+
+  // Blocks until a thread is free, then takes this invocation's fair share of the free threads.
+  Lease Acquire();
+
+ private:
+  void Release(int n);
+  void Join();
+  void Leave();
+
+  const int total_;
+  std::mutex mu_;
+  std::condition_variable freed_;
+  int free_;
+  int participants_ = 0;
+};
+
+}  // namespace qv

@@ -1,0 +1,282 @@
+// The threaded dependency engine. One mutex guards all dependency bookkeeping: work items are whole
+// invocations (milliseconds), so the lock is held for microseconds per item and never while work runs.
+#include "scheduler/engine.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <thread>
+
+#include "scheduler/cpu_budget.h"
+
+namespace qv {
+
+class Var {
+ public:
+  struct Waiting {
+    struct Opr* opr;
+    bool write;
+  };
+  // All fields are guarded by the engine's mutex.
+  std::deque<Waiting> queue;  // not yet granted, in push order
+  int running_reads = 0;
+  bool running_write = false;
+  int pending_writes = 0;  // queued or running writes
+  int pending_all = 0;     // queued or running reads and writes
+  Failure failure;         // of the last write; a successful write clears it
+  std::vector<Engine::ReadyCallback> callbacks;
+  std::condition_variable changed;
+};
+
+struct Opr {
+  Engine::Work work;
+  std::vector<VarPtr> reads;
+  std::vector<VarPtr> writes;
+  size_t waiting_for = 0;  // variables that have not granted access yet
+};
+
+namespace {
+
+thread_local bool t_on_engine_thread = false;
+
+Failure FailureFromCurrentException() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return {e.status(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return {QV_ERR_OUT_OF_MEMORY, "out of memory while running an invocation"};
+  } catch (const std::exception& e) {
+    return {QV_ERR_INTERNAL, std::string("internal error: ") + e.what()};
+  } catch (...) {
+    return {QV_ERR_INTERNAL, "internal error: unknown exception"};
+  }
+}
+
+class ThreadedEngine final : public Engine {
+ public:
+  explicit ThreadedEngine(int workers) {
+    for (int i = 0; i < workers; ++i) std::thread([this] { WorkerLoop(); }).detach();
+    std::thread([this] { CallbackLoop(); }).detach();
+    num_workers_ = workers;
+  }
+
+  VarPtr NewVar() override { return std::make_shared<Var>(); }
+
+  void Push(Work work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) override {
+    auto* opr = new Opr{std::move(work), {}, {}, 0};
+    for (const auto& w : writes)
+      if (!Contains(opr->writes, w)) opr->writes.push_back(w);
+    for (const auto& r : reads)
+      if (!Contains(opr->writes, r) && !Contains(opr->reads, r)) opr->reads.push_back(r);
+    opr->waiting_for = opr->reads.size() + opr->writes.size();
+
+    std::lock_guard<std::mutex> lock(mu_);
+    ++outstanding_;
+    if (opr->waiting_for == 0) {
+      MakeRunnable(opr);
+      return;
+    }
+    for (const auto& v : opr->reads) Enqueue(v.get(), opr, false);
+    for (const auto& v : opr->writes) Enqueue(v.get(), opr, true);
+  }
+
+  bool CanRead(const VarPtr& var) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return var->pending_writes == 0;
+  }
+
+  Failure WaitToRead(const VarPtr& var) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    var->changed.wait(lock, [&] { return var->pending_writes == 0; });
+    return var->failure;
+  }
+
+  void WaitToWrite(const VarPtr& var) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    var->changed.wait(lock, [&] { return var->pending_all == 0; });
+  }
+
+  void OnReady(const VarPtr& var, ReadyCallback callback) override {
+    Failure failure;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (var->pending_writes != 0) {
+        var->callbacks.push_back(std::move(callback));
+        return;
+      }
+      failure = var->failure;
+    }
+    callback(failure);
+  }
+
+  void WaitAll() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    all_done_.wait(lock, [&] { return outstanding_ == 0; });
+  }
+
+  int num_workers() const override { return num_workers_; }
+
+  // Called at process exit: stop starting work and let running work finish (bounded), so that no
+  // kernel runs while other libraries' static state is destroyed. Queued work is abandoned.
+  void Shutdown() {
+    std::unique_lock<std::mutex> lock(mu_);
+    stopping_ = true;
+    const int self = t_on_engine_thread ? 1 : 0;
+    all_done_.wait_for(lock, std::chrono::seconds(30), [&] { return running_ <= self; });
+  }
+
+ private:
+  static bool Contains(const std::vector<VarPtr>& vs, const VarPtr& v) {
+    for (const auto& x : vs)
+      if (x == v) return true;
+    return false;
+  }
+
+  // The caller holds mu_.
+  void Enqueue(Var* var, Opr* opr, bool write) {
+    var->queue.push_back({opr, write});
+    ++var->pending_all;
+    if (write) ++var->pending_writes;
+    Grant(var);
+  }
+
+  // Grants access to the queue's head while it is compatible with what runs. The caller holds mu_.
+  void Grant(Var* var) {
+    while (!var->queue.empty()) {
+      const Var::Waiting head = var->queue.front();
+      if (head.write) {
+        if (var->running_write || var->running_reads > 0) return;
+        var->running_write = true;
+      } else {
+        if (var->running_write) return;
+        ++var->running_reads;
+      }
+      var->queue.pop_front();
+      if (--head.opr->waiting_for == 0) MakeRunnable(head.opr);
+      if (head.write) return;
+    }
+  }
+
+  void MakeRunnable(Opr* opr) {
+    runnable_.push_back(opr);
+    work_available_.notify_one();
+  }
+
+  void WorkerLoop() {
+    t_on_engine_thread = true;
+    for (;;) {
+      Opr* opr = nullptr;
+      Failure failure;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_available_.wait(lock, [&] { return !runnable_.empty() && !stopping_; });
+        opr = runnable_.front();
+        runnable_.pop_front();
+        ++running_;
+        for (const auto& v : opr->reads)
+          if (!v->failure.ok()) {
+            failure = v->failure;
+            break;
+          }
+      }
+      if (failure.ok()) {
+        try {
+          opr->work();
+        } catch (...) {
+          failure = FailureFromCurrentException();
+        }
+      }
+      Complete(opr, failure);
+    }
+  }
+
+  void Complete(Opr* opr, const Failure& failure) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (const auto& v : opr->reads) {
+        --v->running_reads;
+        --v->pending_all;
+        Grant(v.get());
+        if (v->pending_all == 0) v->changed.notify_all();
+      }
+      for (const auto& v : opr->writes) {
+        v->running_write = false;
+        --v->pending_all;
+        --v->pending_writes;
+        v->failure = failure;
+        Grant(v.get());
+        if (v->pending_writes == 0) {
+          for (auto& cb : v->callbacks) callbacks_.push_back({std::move(cb), v->failure, v});
+          v->callbacks.clear();
+          callback_available_.notify_one();
+        }
+        v->changed.notify_all();
+      }
+      --running_;
+      --outstanding_;
+      all_done_.notify_all();
+    }
+    // Outside the lock: destroying the work may release caller buffers through their callbacks,
+    // which may call back into the runtime.
+    delete opr;
+  }
+
+  void CallbackLoop() {
+    t_on_engine_thread = true;
+    for (;;) {
+      PendingCallback pending;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        callback_available_.wait(lock, [&] { return !callbacks_.empty() && !stopping_; });
+        pending = std::move(callbacks_.front());
+        callbacks_.pop_front();
+      }
+      try {
+        pending.callback(pending.failure);
+      } catch (...) {
+        // A callback that throws is the caller's bug; it must not take the callback thread down.
+      }
+    }
+  }
+
+  struct PendingCallback {
+    ReadyCallback callback;
+    Failure failure;
+    VarPtr var;  // keeps the variable alive until its callback has run
+  };
+
+  std::mutex mu_;
+  std::condition_variable work_available_;
+  std::condition_variable callback_available_;
+  std::condition_variable all_done_;
+  std::deque<Opr*> runnable_;
+  std::deque<PendingCallback> callbacks_;
+  int64_t outstanding_ = 0;
+  int running_ = 0;
+  bool stopping_ = false;
+  int num_workers_ = 0;
+};
+
+ThreadedEngine* g_engine = nullptr;
+
+void ShutdownAtExit() { g_engine->Shutdown(); }
+
+}  // namespace
+
+Engine& Engine::Get() {
+  // Never destroyed: worker threads may still hold it while the process exits.
+  static ThreadedEngine* engine = [] {
+    auto* e = new ThreadedEngine(CpuBudget::Get().threads());
+    g_engine = e;
+    std::atexit(ShutdownAtExit);
+    return e;
+  }();
+  return *engine;
+}
+
+}  // namespace qv

@@ -1,0 +1,53 @@
+// The dependency engine: asynchronous work ordered by the variables it reads and writes.
+//
+// Work pushed with read set R and write set W runs on a worker thread once every earlier write to R and
+// every earlier read or write of W has finished (per-variable FIFO order). A failure (an Error thrown
+// by the work, or a failure already recorded on a variable it reads) is recorded on every variable the
+// work writes; a later successful write clears it. Readers learn of it through WaitToRead / OnReady.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace qv {
+
+class Var;  // defined in engine.cc; opaque to users
+using VarPtr = std::shared_ptr<Var>;
+
+class Engine {
+ public:
+  using Work = std::function<void()>;                 // throws Error on failure
+  using ReadyCallback = std::function<void(const Failure&)>;
+
+  // The process-wide engine; created on first use, never destroyed (see Shutdown).
+  static Engine& Get();
+
+  virtual ~Engine() = default;
+
+  virtual VarPtr NewVar() = 0;
+
+  // Schedules `work`. A variable in both sets counts as written. `work` is skipped (and its failure
+  // recorded on `writes`) if a variable in `reads` holds a failure when it would run.
+  virtual void Push(Work work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) = 0;
+
+  // True when no write pushed so far to `var` is pending. Never blocks.
+  virtual bool CanRead(const VarPtr& var) = 0;
+  // Waits for the writes pushed so far to `var`; returns the failure recorded on it (ok() if none).
+  virtual Failure WaitToRead(const VarPtr& var) = 0;
+  // Waits for the reads and writes pushed so far to `var`.
+  virtual void WaitToWrite(const VarPtr& var) = 0;
+  // Runs `callback` once `var` is readable: now on this thread if it already is, else on the callback
+  // thread.
+  virtual void OnReady(const VarPtr& var, ReadyCallback callback) = 0;
+  // Waits until every piece of work pushed so far has finished.
+  virtual void WaitAll() = 0;
+
+  // Number of worker threads (equal to the compute-thread budget).
+  virtual int num_workers() const = 0;
+};
+
+}  // namespace qv

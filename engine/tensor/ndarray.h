@@ -1,0 +1,50 @@
+// NDArray: a dense, row-major tensor with a shape, an element type, a device, storage and the engine
+// variable that orders the work touching it.
+#pragma once
+
+#include <memory>
+
+#include "common/device.h"
+#include "common/dtype.h"
+#include "common/shape.h"
+#include "scheduler/engine.h"
+#include "tensor/storage.h"
+
+namespace qv {
+
+class NDArray {
+ public:
+  // A zero-filled array. Throws Error for bad shapes, unsupported devices or failed allocations.
+  static std::shared_ptr<NDArray> Create(const Shape& shape, DType dtype, Device device = Device{});
+  // An array over existing storage (which must hold at least the shape's bytes).
+  static std::shared_ptr<NDArray> FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage);
+
+  ~NDArray();
+  NDArray(const NDArray&) = delete;
+  NDArray& operator=(const NDArray&) = delete;
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  const Device& device() const { return device_; }
+  void* data() const { return storage_->data(); }
+  template <typename T>
+  T* data_as() const { return static_cast<T*>(storage_->data()); }
+  size_t nbytes() const { return nbytes_; }
+  int64_t size() const { return nbytes_ / DTypeSize(dtype_); }
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  const VarPtr& var() const { return var_; }
+
+ private:
+  NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr<Storage> storage, size_t nbytes);
+
+  Shape shape_;
+  DType dtype_;
+  Device device_;
+  std::shared_ptr<Storage> storage_;
+  size_t nbytes_;
+  VarPtr var_;
+};
+
+using NDArrayPtr = std::shared_ptr<NDArray>;
+
+}  // namespace qv

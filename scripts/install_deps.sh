@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the native build and test dependencies from Debian's registry.
+# Idempotent: packages already present are skipped by apt.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libdnnl-dev ocl-icd-opencl-dev opencl-c-headers   # oneDNN 2.6 (its CMake config wants OpenCL)
+  nlohmann-json3-dev catch2                         # JSON parsing, unit tests
+  clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install_deps: all native dependencies present"
+  exit 0
+fi
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,172 @@
+#include "scheduler/engine.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace qv;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Work that blocks until released, to hold a variable busy for as long as a test needs.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  void Open() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      open = true;
+    }
+    cv.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return open; });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("writes to one variable run in push order", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr v = engine.NewVar();
+  std::vector<int> order;
+  for (int i = 0; i < 100; ++i) engine.Push([&order, i] { order.push_back(i); }, {}, {v});
+  REQUIRE(engine.WaitToRead(v).ok());
+  REQUIRE(order.size() == 100);
+  for (int i = 0; i < 100; ++i) REQUIRE(order[i] == i);
+}
+
+TEST_CASE("a read waits for the earlier write and a later write waits for the read", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr a = engine.NewVar(), b = engine.NewVar();
+  int value = 0, seen = -1;
+  Gate gate;
+  engine.Push([&] { gate.Wait(); value = 1; }, {}, {a});
+  engine.Push([&] { seen = value; }, {a}, {b});
+  engine.Push([&] { value = 2; }, {}, {a});
+  REQUIRE_FALSE(engine.CanRead(a));
+  REQUIRE_FALSE(engine.CanRead(b));
+  gate.Open();
+  REQUIRE(engine.WaitToRead(b).ok());
+  REQUIRE(engine.WaitToRead(a).ok());
+  REQUIRE(seen == 1);
+  REQUIRE(value == 2);
+}
+
+TEST_CASE("reads of one variable run concurrently", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  if (engine.num_workers() < 2) {
+    WARN("not run: needs 2 engine workers, have " << engine.num_workers());
+    return;
+  }
+  VarPtr shared = engine.NewVar(), out1 = engine.NewVar(), out2 = engine.NewVar();
+  std::atomic<int> inside{0};
+  std::atomic<int> peak{0};
+  auto reader = [&] {
+    int now = ++inside;
+    peak = std::max(peak.load(), now);
+    for (int i = 0; i < 200 && peak < 2; ++i) std::this_thread::sleep_for(1ms);
+    --inside;
+  };
+  engine.Push(reader, {shared}, {out1});
+  engine.Push(reader, {shared}, {out2});
+  engine.WaitToRead(out1);
+  engine.WaitToRead(out2);
+  REQUIRE(peak == 2);
+}
+
+TEST_CASE("CanRead never blocks while work is running", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr v = engine.NewVar();
+  Gate gate;
+  engine.Push([&] { gate.Wait(); }, {}, {v});
+  for (int i = 0; i < 1000; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    REQUIRE_FALSE(engine.CanRead(v));
+    REQUIRE(std::chrono::steady_clock::now() - start < 100ms);
+  }
+  gate.Open();
+  REQUIRE(engine.WaitToRead(v).ok());
+  REQUIRE(engine.CanRead(v));
+}
+
+TEST_CASE("a failure is reported by exactly the variables it writes and their dependents", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr failed = engine.NewVar(), fine = engine.NewVar(), downstream = engine.NewVar();
+  engine.Push([] { throw Error(QV_ERR_SHAPE, "node 'x': bad shape"); }, {}, {failed});
+  engine.Push([] {}, {}, {fine});
+  bool ran = false;
+  engine.Push([&] { ran = true; }, {failed}, {downstream});
+
+  Failure f = engine.WaitToRead(failed);
+  REQUIRE(f.status == QV_ERR_SHAPE);
+  REQUIRE(f.message == "node 'x': bad shape");
+  REQUIRE(engine.WaitToRead(fine).ok());
+  REQUIRE(engine.WaitToRead(downstream).status == QV_ERR_SHAPE);
+  REQUIRE_FALSE(ran);
+
+  // A later successful write clears the failure.
+  engine.Push([] {}, {}, {failed});
+  REQUIRE(engine.WaitToRead(failed).ok());
+}
+
+TEST_CASE("OnReady runs once: inline when ready, on the callback thread otherwise", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr v = engine.NewVar();
+  const auto caller = std::this_thread::get_id();
+  std::thread::id inline_thread;
+  engine.OnReady(v, [&](const Failure& f) {
+    REQUIRE(f.ok());
+    inline_thread = std::this_thread::get_id();
+  });
+  REQUIRE(inline_thread == caller);
+
+  Gate gate;
+  std::atomic<int> calls{0};
+  std::atomic<int> status{-1};
+  engine.Push([&] { gate.Wait(); throw Error(QV_ERR_INTERNAL, "boom"); }, {}, {v});
+  engine.OnReady(v, [&](const Failure& f) {
+    status = f.status;
+    ++calls;
+  });
+  REQUIRE(calls == 0);
+  gate.Open();
+  engine.WaitToRead(v);
+  for (int i = 0; i < 2000 && calls == 0; ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(calls == 1);
+  REQUIRE(status == QV_ERR_INTERNAL);
+}
+
+TEST_CASE("WaitAll waits for everything pushed", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  std::atomic<int> done{0};
+  std::vector<VarPtr> vars;
+  for (int i = 0; i < 50; ++i) {
+    vars.push_back(engine.NewVar());
+    engine.Push([&] { std::this_thread::sleep_for(1ms); ++done; }, {}, {vars.back()});
+  }
+  engine.WaitAll();
+  REQUIRE(done == 50);
+}
+
+TEST_CASE("many threads pushing chains on shared variables stay ordered", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  constexpr int kThreads = 8, kPerThread = 200;
+  VarPtr counter_var = engine.NewVar();
+  long counter = 0;  // only written by work that writes counter_var, so never concurrently
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) engine.Push([&] { ++counter; }, {}, {counter_var});
+    });
+  for (auto& t : threads) t.join();
+  REQUIRE(engine.WaitToRead(counter_var).ok());
+  REQUIRE(counter == kThreads * kPerThread);
+}
