@@ -16,7 +16,7 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
   return capi::Guard([&] {
     capi::Require(sym, "symbol");
     capi::Require(out, "out");
-    Check(num_flags >= 0, QV_ERR_INVALID_ARGUMENT, "num_flags is negative");
+    Check(num_flags >= 0, QV_ERR_INVALID_ARGUMENT, "num_flags is negative (" + std::to_string(num_flags) + ")");
     if (num_params > 0) {
       capi::Require(param_names, "param_names");
       capi::Require(params, "params");
@@ -79,7 +79,9 @@ int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inp
     std::vector<NDArrayPtr> in;
     for (uint32_t i = 0; i < num_inputs; ++i) in.push_back(capi::ArrayOf(inputs[i], "an input array"));
     std::vector<NDArrayPtr> out;
-    const bool caller_outputs = *outputs != nullptr;
+    // The array this thread got from the previous call is the runtime's, not caller-provided outputs:
+    // passing it back (reusing one `outputs` variable) asks for new outputs.
+    const bool caller_outputs = *outputs != nullptr && *outputs != t_outputs.data();
     if (caller_outputs)
       for (uint32_t i = 0; i < *num_outputs; ++i) out.push_back(capi::ArrayOf((*outputs)[i], "an output array"));
     op->op->Invoke(in, &out);

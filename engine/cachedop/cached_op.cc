@@ -42,10 +42,16 @@ std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
   return shapes;
 }
 
-// Decrements the in-flight count when the invocation's work is destroyed, whether it ran or not.
-struct InflightSlot {
-  std::atomic<int>* count;
-  ~InflightSlot() { count->fetch_sub(1); }
+// One admitted invocation: returns its slot when released, whether the work ran or was skipped.
+class InflightSlot {
+ public:
+  explicit InflightSlot(std::atomic<int>* count) : count_(count) {}
+  ~InflightSlot() { count_->fetch_sub(1); }
+  InflightSlot(const InflightSlot&) = delete;
+  InflightSlot& operator=(const InflightSlot&) = delete;
+
+ private:
+  std::atomic<int>* count_;
 };
 
 }  // namespace
@@ -122,7 +128,9 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   if (options_.static_shape && !plans_.empty()) {
     std::string expected;
     for (const auto& s : plans_.begin()->first) expected += ShapeToString(s) + " ";
-    throw Error(QV_ERR_SHAPE, "static_shape op was compiled for input shapes " + expected + "and cannot take others");
+    std::string got;
+    for (const auto& s : key) got += ShapeToString(s) + " ";
+    throw Error(QV_ERR_SHAPE, "static_shape op was compiled for input shapes " + expected + "and cannot take " + got);
   }
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, types, constants_);
   plans_[key] = plan;
@@ -171,7 +179,7 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
     throw Error(QV_ERR_BUSY, "max_inflight (" + std::to_string(options_.max_inflight) +
                                  ") invocations are already in flight");
   }
-  auto slot = std::make_shared<InflightSlot>(InflightSlot{&inflight_});
+  auto slot = std::make_unique<InflightSlot>(&inflight_);
 
   std::vector<VarPtr> reads, writes;
   for (const auto& a : inputs) reads.push_back(a->var());
@@ -179,11 +187,17 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   if (!options_.thread_safe) writes.push_back(serial_var_);
   // The work holds the op (its parameters and plans), the plan and every array until it is destroyed.
   Engine::Get().Push(
-      [self = shared_from_this(), plan, inputs, outs = *outputs, slot] {
+      [self = shared_from_this(), plan, inputs, outs = *outputs, slot = std::shared_ptr<InflightSlot>(std::move(slot))]() mutable {
         std::vector<const void*> in_ptrs;
         std::vector<void*> out_ptrs;
         for (const auto& a : inputs) in_ptrs.push_back(a->data());
         for (const auto& a : outs) out_ptrs.push_back(a->data());
+        // The slot is free again before the outputs become readable, so a caller who waited for them
+        // can submit at once.
+        struct Release {
+          std::shared_ptr<InflightSlot>& slot;
+          ~Release() { slot.reset(); }
+        } release{slot};
         plan->Run(in_ptrs, out_ptrs);
       },
       reads, writes);

@@ -62,6 +62,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
     const Attrs attrs(node.attrs, node.op, node.name);
     const auto names = def->InputNames(attrs);
     std::vector<const Shape*> shapes(node.inputs.size(), nullptr);
+    std::string bound_names;
     for (int slot : def->ParamInputs(attrs)) {
       const Node& src = g.graph.nodes[node.inputs[slot].node];
       if (!src.is_variable()) continue;
@@ -69,8 +70,13 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
       Check(c != g.constants.end(), QV_ERR_NOT_FOUND,
             "missing parameter '" + src.name + "' (" + names[slot] + " of node '" + node.name + "')");
       shapes[slot] = &c->second->shape();
+      bound_names += (bound_names.empty() ? "" : ", ") + names[slot] + " = '" + src.name + "'";
     }
-    def->CheckParams(attrs, shapes);
+    try {
+      def->CheckParams(attrs, shapes);
+    } catch (const Error& e) {
+      throw Error(e.status(), std::string(e.what()) + " (parameters: " + bound_names + ")");
+    }
   }
   return g;
 }

@@ -355,8 +355,9 @@ std::string ReadWholeFile(const std::string& path) {
 }  // namespace
 
 NamedArrays LoadParams(const void* data, size_t size) {
+  Check(data != nullptr || size == 0, QV_ERR_INVALID_ARGUMENT, "params: null data with size " + std::to_string(size));
   try {
-    return ParseParams(static_cast<const uint8_t*>(data), data ? size : 0);
+    return ParseParams(static_cast<const uint8_t*>(data), size);
   } catch (const Error& e) {
     throw Error(e.status(), std::string("params: ") + e.what());
   }

@@ -14,9 +14,13 @@ struct NamedArrays {
   std::vector<std::string> names;  // as stored (with "arg:"/"aux:" prefixes); empty if the file has none
 };
 
-// Parses the bytes. Throws Error(QV_ERR_PARSE) with the byte offset and what was expected for a wrong
-// magic, a truncated or corrupt file, or absurd sizes (checked against the bytes left before anything
-// is allocated); Error(QV_ERR_UNSUPPORTED) for sparse storage or an unknown dtype.
+// Parses the bytes (array layouts V1, V2, V3 and the pre-0.9 one; arrays saved from a GPU load onto
+// the CPU). Throws Error(QV_ERR_PARSE) with the byte offset and what was expected for a wrong magic, a
+// truncated or corrupt file, a type flag MXNet never defined, a name count other than 0 or the array
+// count, bytes after the names, or absurd sizes (checked against the bytes left before anything is
+// allocated); Error(QV_ERR_UNSUPPORTED), naming the array, for sparse storage, an MXNet dtype Quiver
+// lacks (bool, int16, uint16, uint32, uint64, bfloat16), an array without a shape, or a zip (.npz)
+// file; Error(QV_ERR_INVALID_ARGUMENT) for null data with a non-zero size.
 NamedArrays LoadParams(const void* data, size_t size);
 
 // Reads a whole file and parses it; a missing file throws Error(QV_ERR_NOT_FOUND) naming the path.

@@ -24,10 +24,11 @@ constexpr size_t kMaxNameInMessage = 80;
 
 [[noreturn]] void Fail(const std::string& message) { throw Error(QV_ERR_PARSE, message); }
 
-std::string Quote(const std::string& text) {
-  if (text.size() <= kMaxNameInMessage) return "'" + text + "'";
-  return "'" + text.substr(0, kMaxNameInMessage) + "...'";
+std::string Shorten(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : text.substr(0, limit) + "...";
 }
+
+std::string Quote(const std::string& text) { return "'" + Shorten(text, kMaxNameInMessage) + "'"; }
 
 // "node 3" before the name is known, "node 3 ('conv0')" after.
 std::string NodeLabel(size_t index, const std::string* name) {
@@ -40,9 +41,10 @@ json ParseText(const std::string& text) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    Fail("not valid JSON (parser stopped at byte " + std::to_string(e.byte) + "): " + e.what());
+    // The parser quotes the token it stopped in, which can be as long as the file.
+    Fail("not valid JSON (parser stopped at byte " + std::to_string(e.byte) + "): " + Shorten(e.what(), 300));
   } catch (const json::exception& e) {
-    Fail(std::string("not valid JSON: ") + e.what());  // e.g. a number too large for a double
+    Fail("not valid JSON: " + Shorten(e.what(), 300));  // e.g. a number too large for a double
   }
 }
 

@@ -191,6 +191,8 @@ class ThreadedEngine final : public Engine {
           failure = FailureFromCurrentException();
         }
       }
+      // Release what the work holds (arrays, caller buffers) before anyone can observe completion.
+      opr->work = nullptr;
       Complete(opr, failure);
     }
   }
@@ -221,8 +223,6 @@ class ThreadedEngine final : public Engine {
       --outstanding_;
       all_done_.notify_all();
     }
-    // Outside the lock: destroying the work may release caller buffers through their callbacks,
-    // which may call back into the runtime.
     delete opr;
   }
 

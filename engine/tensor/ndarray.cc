@@ -15,7 +15,11 @@ NDArray::~NDArray() { memory_stats::ArrayDestroyed(); }
 std::shared_ptr<NDArray> NDArray::Create(const Shape& shape, DType dtype, Device device) {
   Check(device.type == QV_CPU, QV_ERR_DEVICE, "device " + device.ToString() + " is not available in this build");
   const size_t nbytes = static_cast<size_t>(ByteCount(shape, DTypeSize(dtype)));
-  return std::shared_ptr<NDArray>(new NDArray(shape, dtype, device, Storage::Allocate(nbytes), nbytes));
+  try {
+    return std::shared_ptr<NDArray>(new NDArray(shape, dtype, device, Storage::Allocate(nbytes), nbytes));
+  } catch (const Error& e) {
+    throw Error(e.status(), std::string("array ") + ShapeToString(shape) + " " + DTypeName(dtype) + ": " + e.what());
+  }
 }
 
 std::shared_ptr<NDArray> NDArray::FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage) {

@@ -100,8 +100,8 @@ QV_EXPORT int QvSymbolCreateFromFile(const char *path, QvSymbolHandle *out);
 /* As QvSymbolCreateFromFile, from a NUL-terminated JSON string (copied; the caller keeps `json`). */
 QV_EXPORT int QvSymbolCreateFromJSON(const char *json, QvSymbolHandle *out);
 
-/* Every variable of the graph (data inputs and parameters), in the order MXNet lists arguments and
- * then auxiliary states. *names points to an array owned by the symbol, valid while it lives. */
+/* Every variable of the graph (data inputs and parameters), in MXNet's list_inputs order (depth-first
+ * from the outputs). *names points to an array owned by the symbol, valid while it lives. */
 QV_EXPORT int QvSymbolListInputs(QvSymbolHandle s, uint32_t *n, const char ***names);
 
 /* The graph's outputs, named as MXNet names them ("<node>_output", or "<node>_output<i>" for a
@@ -173,8 +173,8 @@ QV_EXPORT int QvNDArrayWaitToRead(QvNDArrayHandle a);
  * failure code of the work that produced it. If the array is readable already, the callback runs at
  * once on the calling thread; otherwise on the runtime's callback thread, never on a compute thread.
  * Callbacks run one at a time, must not block, and may call any Qv* function except QvWaitAll and
- * QvNDArrayWaitToRead. The array is kept alive until the callback has run, even if it is freed first;
- * the handle `a` passed to the callback is valid only during the call if the caller freed it. */
+ * QvNDArrayWaitToRead. The callback receives the handle it was registered on, which stays valid until
+ * the callback returns even if the caller freed it meanwhile. */
 QV_EXPORT int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle a, int status, void *user),
                                void *user);
 
@@ -223,7 +223,8 @@ QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char
  * are readable waits for this invocation's read.
  *
  * Outputs: if *outputs is non-NULL on entry and holds *num_outputs arrays of the right shapes and
- * dtype, results are written into them (caller memory stays the caller's). Otherwise the runtime
+ * dtype, results are written into them (caller memory stays the caller's). Passing back the array
+ * this thread received from the previous call counts as NULL. Otherwise the runtime
  * allocates the outputs, sets *num_outputs and points *outputs at a thread-local array valid until the
  * next QvInvokeAsync on this thread; each handle in it is owned by the caller (QvNDArrayFree).
  *

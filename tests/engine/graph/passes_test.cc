@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "graph/bound_graph.h"
+#include "graph/graph_check.h"
+#include "graph/symbol_json.h"
+
+using namespace qv;
+
+namespace {
+
+NDArrayPtr Filled(const Shape& shape, float value) {
+  NDArrayPtr a = NDArray::Create(shape, DType::kFloat32);
+  for (int64_t i = 0; i < a->size(); ++i) a->data_as<float>()[i] = value;
+  return a;
+}
+
+// data -> conv -> BatchNorm -> relu -> conv2 (+ the first relu) -> relu -> Dropout
+const char* kResidualBlock = R"json({
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "null", "name": "w1", "inputs": []},
+    {"op": "Convolution", "name": "c1", "attrs": {"kernel": "(3, 3)", "pad": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
+    {"op": "null", "name": "g", "inputs": []},
+    {"op": "null", "name": "b", "inputs": []},
+    {"op": "null", "name": "m", "inputs": []},
+    {"op": "null", "name": "v", "inputs": []},
+    {"op": "BatchNorm", "name": "bn", "attrs": {"fix_gamma": "False"}, "inputs": [[2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0]]},
+    {"op": "Activation", "name": "r1", "attrs": {"act_type": "relu"}, "inputs": [[7, 0, 0]]},
+    {"op": "null", "name": "w2", "inputs": []},
+    {"op": "Convolution", "name": "c2", "attrs": {"kernel": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[8, 0, 0], [9, 0, 0]]},
+    {"op": "elemwise_add", "name": "add", "inputs": [[10, 0, 0], [8, 0, 0]]},
+    {"op": "Activation", "name": "r2", "attrs": {"act_type": "relu"}, "inputs": [[11, 0, 0]]},
+    {"op": "Dropout", "name": "drop", "attrs": {"p": "0.5"}, "inputs": [[12, 0, 0]]}
+  ],
+  "arg_nodes": [0, 1, 3, 4, 5, 6, 9],
+  "heads": [[13, 0, 0]]
+})json";
+
+}  // namespace
+
+TEST_CASE("passes fold BatchNorm and fuse ReLU and the residual add into convolutions", "[graph][passes]") {
+  const Graph graph = ParseSymbolJson(kResidualBlock);
+  CheckGraphOperators(graph);
+  std::map<std::string, NDArrayPtr> params = {
+      {"w1", Filled({4, 3, 3, 3}, 0.5f)}, {"arg:g", Filled({4}, 2.f)}, {"arg:b", Filled({4}, 1.f)},
+      {"aux:m", Filled({4}, 0.25f)},      {"aux:v", Filled({4}, 3.f)},  {"w2", Filled({4, 4, 1, 1}, 1.f)},
+  };
+  BoundGraph g = BindParameters(graph, params);
+  REQUIRE(g.input_names == std::vector<std::string>{"data"});
+  Optimize(g);
+
+  std::vector<std::string> ops;
+  for (int id : TopologicalOrder(g.graph))
+    if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].op);
+  REQUIRE(ops == std::vector<std::string>{"Convolution", "Convolution"});
+
+  const Node& c1 = g.graph.nodes[2];
+  REQUIRE(c1.attrs.at("__qv_post_ops__") == "relu");
+  REQUIRE(c1.inputs.size() == 3);  // data, folded weight, folded bias
+  // w' = w * gamma / sqrt(var + eps); b' = (0 - mean) * gamma / sqrt(var + eps) + beta
+  const float scale = static_cast<float>(2.0 / std::sqrt(3.0 + 1e-3));
+  REQUIRE(g.constants.at(c1.inputs[1].node)->data_as<float>()[0] == Approx(0.5f * scale));
+  REQUIRE(g.constants.at(c1.inputs[2].node)->data_as<float>()[0] == Approx(-0.25f * scale + 1.f));
+
+  const Node& c2 = g.graph.nodes[10];
+  REQUIRE(c2.attrs.at("__qv_post_ops__") == "sum,relu");
+  REQUIRE(c2.inputs.back() == NodeEntry{2, 0});  // the residual is the fused first convolution
+  REQUIRE(g.graph.outputs[0] == NodeEntry{10, 0});
+  // The unfolded originals are released.
+  REQUIRE(g.constants.count(1) == 0);
+  REQUIRE(g.constants.count(3) == 0);
+}
+
+TEST_CASE("a missing or mis-shaped parameter is named at binding", "[graph][passes]") {
+  const Graph graph = ParseSymbolJson(kResidualBlock);
+  std::map<std::string, NDArrayPtr> params = {
+      {"w1", Filled({4, 3, 3, 3}, 0.5f)}, {"g", Filled({4}, 2.f)}, {"b", Filled({4}, 1.f)},
+      {"m", Filled({4}, 0.25f)},          {"v", Filled({4}, 3.f)},
+  };
+  try {
+    BindParameters(graph, params);
+    FAIL("expected an error for the missing w2");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_NOT_FOUND);
+    REQUIRE(std::string(e.what()).find("'w2'") != std::string::npos);
+    REQUIRE(std::string(e.what()).find("'c2'") != std::string::npos);
+  }
+  params["w2"] = Filled({5, 4, 1, 1}, 1.f);
+  try {
+    BindParameters(graph, params);
+    FAIL("expected an error for the mis-shaped w2");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_SHAPE);
+    REQUIRE(std::string(e.what()).find("'c2'") != std::string::npos);
+  }
+}
