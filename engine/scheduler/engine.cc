@@ -191,8 +191,6 @@ class ThreadedEngine final : public Engine {
           failure = FailureFromCurrentException();
         }
       }
-      // Release what the work holds (arrays, caller buffers) before anyone can observe completion.
-      opr->work = nullptr;
       Complete(opr, failure);
     }
   }
@@ -219,11 +217,14 @@ class ThreadedEngine final : public Engine {
         }
         v->changed.notify_all();
       }
-      --running_;
-      --outstanding_;
-      all_done_.notify_all();
     }
+    // Outside the lock: destroying the work releases what it holds (arrays, caller buffers through
+    // their release callbacks, which may call back into the runtime). WaitAll also waits for this.
     delete opr;
+    std::lock_guard<std::mutex> lock(mu_);
+    --running_;
+    --outstanding_;
+    all_done_.notify_all();
   }
 
   void CallbackLoop() {

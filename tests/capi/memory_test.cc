@@ -34,23 +34,10 @@ std::pair<uint64_t, uint64_t> SettledStats(uint64_t want_arrays) {
   return stats;
 }
 
-// The stats once all work has ended and two readings a few milliseconds apart agree (bounded wait).
-std::pair<uint64_t, uint64_t> StableStats() {
-  QvWaitAll();
-  auto previous = MemoryStats();
-  for (int i = 0; i < 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const auto now = MemoryStats();
-    if (now == previous) return now;
-    previous = now;
-  }
-  return previous;
-}
-
 }  // namespace
 
 TEST_CASE("10,000 invocations with outputs freed keep memory steady", "[capi][memory]") {
-  const auto initial = MemoryStats();
+  const auto initial = SettledMemoryStats();
   QvCachedOpHandle op = CreateTinyModel(1);
   QvNDArrayHandle input = MakeRandomArray({1, 3, 16, 16}, 5);
   const std::vector<float> expected = RunSync(op, input);
@@ -60,7 +47,7 @@ TEST_CASE("10,000 invocations with outputs freed keep memory steady", "[capi][me
   std::pair<uint64_t, uint64_t> after_warmup{0, 0};
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kTotal; ++i) {
-    if (i == kWarmup) after_warmup = StableStats();
+    if (i == kWarmup) after_warmup = SettledMemoryStats();
     uint32_t n = 0;
     QvNDArrayHandle* outputs = nullptr;
     if (QvInvokeAsync(op, 1, &input, &n, &outputs) != QV_OK || n != 1) {
@@ -95,7 +82,7 @@ TEST_CASE("10,000 invocations with outputs freed keep memory steady", "[capi][me
 }
 
 TEST_CASE("pipelined invocations (4 in flight) keep the array count steady", "[capi][memory]") {
-  const auto initial = MemoryStats();
+  const auto initial = SettledMemoryStats();
   QvCachedOpHandle op = CreateTinyModel(1);
   QvNDArrayHandle input = MakeRandomArray({2, 3, 16, 16}, 6);
   const std::vector<float> expected = RunSync(op, input);
@@ -126,7 +113,7 @@ TEST_CASE("pipelined invocations (4 in flight) keep the array count steady", "[c
   };
   int failures = 0;
   run(kWarmup, &failures);
-  const auto after_warmup = StableStats();
+  const auto after_warmup = SettledMemoryStats();
   run(kRounds, &failures);
   const auto at_end = SettledStats(after_warmup.second);
   INFO("after warm-up: " << after_warmup.first << " bytes, " << after_warmup.second << " arrays; at the end: "

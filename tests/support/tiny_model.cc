@@ -1,8 +1,10 @@
 #include "support/tiny_model.h"
 
 #include <cctype>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace quiver_test {
 namespace {
@@ -312,6 +314,18 @@ std::pair<uint64_t, uint64_t> MemoryStats() {
   uint64_t bytes = 0, arrays = 0;
   Check(QvGetMemoryStats(&bytes, &arrays), "QvGetMemoryStats");
   return {bytes, arrays};
+}
+
+std::pair<uint64_t, uint64_t> SettledMemoryStats() {
+  QvWaitAll();
+  auto previous = MemoryStats();
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto now = MemoryStats();
+    if (now == previous) return now;
+    previous = now;
+  }
+  return previous;
 }
 
 const char* StatusName(int status) {

@@ -98,6 +98,9 @@ void FreeArrays(std::vector<QvNDArrayHandle>& arrays);
 
 // QvGetMemoryStats as a pair (bytes_in_use, arrays_alive). Throws on failure.
 std::pair<uint64_t, uint64_t> MemoryStats();
+// MemoryStats once all pushed work has ended (QvWaitAll) and two readings a few milliseconds apart
+// agree, so that frees deferred behind finished work are counted (bounded wait of about 1 s).
+std::pair<uint64_t, uint64_t> SettledMemoryStats();
 
 // "QV_ERR_SHAPE" for QV_ERR_SHAPE, for readable test failures.
 const char* StatusName(int status);
