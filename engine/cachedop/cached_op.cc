@@ -1,7 +1,6 @@
 #include "cachedop/cached_op.h"
 
 #include <cstdlib>
-#include <regex>
 
 #include "common/error.h"
 #include "graph/graph_check.h"
@@ -18,25 +17,35 @@ bool ParseBoolFlag(const std::string& key, const std::string& value) {
 // "data:(1,3,224,224);other:(2,5)"
 std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
   std::map<std::string, Shape> shapes;
-  static const std::regex item(R"(\s*([^:;]+?)\s*:\s*\(([0-9,\s]*)\)\s*)");
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find(';', start);
     if (end == std::string::npos) end = text.size();
     const std::string part = text.substr(start, end - start);
-    std::smatch m;
-    if (!std::regex_match(part, m, item))
-      throw Error(QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
+    const auto bad = [&] {
+      return Error(QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
+    };
+    const size_t colon = part.find(':'), open = part.find('(', colon), close = part.rfind(')');
+    if (colon == std::string::npos || colon == 0 || open == std::string::npos || close == std::string::npos ||
+        close < open)
+      throw bad();
     Shape shape;
-    std::string dims = m[2];
-    for (size_t p = 0; p < dims.size();) {
-      size_t q = dims.find(',', p);
-      if (q == std::string::npos) q = dims.size();
-      const std::string d = dims.substr(p, q - p);
-      if (d.find_first_not_of(" ") != std::string::npos) shape.push_back(std::stoll(d));
-      p = q + 1;
+    std::string dim;
+    for (size_t i = open + 1; i <= close; ++i) {
+      const char c = part[i];
+      if (c == ',' || i == close) {
+        if (!dim.empty()) shape.push_back(std::stoll(dim));
+        dim.clear();
+      } else if (c >= '0' && c <= '9' && dim.size() < 12) {
+        dim += c;
+      } else if (c != ' ') {
+        throw bad();
+      }
     }
-    shapes[m[1]] = shape;
+    std::string name = part.substr(0, colon);
+    name.erase(name.find_last_not_of(' ') + 1);
+    name.erase(0, name.find_first_not_of(' '));
+    shapes[name] = shape;
     start = end + 1;
   }
   return shapes;

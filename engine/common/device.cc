@@ -1,19 +1,29 @@
 #include "common/device.h"
 
-#include <regex>
+#include <cctype>
 
 #include "common/error.h"
 
 namespace qv {
 
 Device ParseDevice(const std::string& text) {
-  static const std::regex pattern(R"(\s*(cpu|gpu)\s*(\(\s*(\d{1,6})\s*\))?\s*)");
-  std::smatch m;
-  if (!std::regex_match(text, m, pattern))
-    throw Error(QV_ERR_INVALID_ARGUMENT, "bad device '" + text + "': expected cpu, cpu(0) or gpu(N)");
+  const auto bad = [&] {
+    return Error(QV_ERR_INVALID_ARGUMENT, "bad device '" + text + "': expected cpu, cpu(0) or gpu(N)");
+  };
+  std::string s;
+  for (char c : text)
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
   Device d;
-  d.type = m[1] == "gpu" ? QV_GPU : QV_CPU;
-  d.id = m[3].matched ? std::stoi(m[3].str()) : 0;
+  if (s.rfind("cpu", 0) == 0) d.type = QV_CPU;
+  else if (s.rfind("gpu", 0) == 0) d.type = QV_GPU;
+  else throw bad();
+  const std::string rest = s.substr(3);
+  if (rest.empty()) return d;
+  if (rest.size() < 3 || rest.size() > 8 || rest.front() != '(' || rest.back() != ')') throw bad();
+  const std::string digits = rest.substr(1, rest.size() - 2);
+  for (char c : digits)
+    if (!std::isdigit(static_cast<unsigned char>(c))) throw bad();
+  d.id = std::stoi(digits);
   return d;
 }
 

@@ -1,5 +1,6 @@
 #include "graph/params_io.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -30,14 +31,17 @@ namespace {
 //
 // Choices: the whole file is walked and checked before anything is allocated, so every size is
 // compared with the bytes really present; errors about an array's content (sparse, dtype) are raised
-// after the names are read so that they can name the array. Bytes after the last name are rejected:
-// no MXNet writer produces them, and they usually mean a damaged or misidentified file.
+// after the names are read so that they can name the array. An array without a shape is rejected at
+// once instead (it takes only a few bytes, so deferring it would let a small file hold millions of
+// records). Bytes after the last name are rejected: no MXNet writer produces them, and they usually
+// mean a damaged or misidentified file.
 
 constexpr uint64_t kListMagic = 0x112;
 constexpr uint32_t kMagicV1 = 0xF993fac8;
 constexpr uint32_t kMagicV2 = 0xF993fac9;
 constexpr uint32_t kMagicV3 = 0xF993faca;
 constexpr size_t kMinArrayBytes = 4;  // a legacy "none" array: just ndim = 0
+constexpr size_t kMaxReserve = 4096;
 constexpr size_t kMaxNameInMessage = 80;
 
 enum StorageType : int32_t { kDense = 0, kRowSparse = 1, kCsr = 2 };
@@ -86,9 +90,9 @@ class ByteReader {
                        std::to_string(remaining()) + " remain");
   }
 
-  [[noreturn]] void FailAt(size_t offset, const std::string& message) const {
+  [[noreturn]] void FailAt(size_t offset, const std::string& message, QvStatus status = QV_ERR_PARSE) const {
     const std::string where = (context_.empty() ? "" : context_ + ", ") + "offset " + std::to_string(offset);
-    throw Error(QV_ERR_PARSE, where + ": " + message);
+    throw Error(status, where + ": " + message);
   }
 
  private:
@@ -110,7 +114,6 @@ class ByteReader {
 struct ArrayRecord {
   size_t offset = 0;
   int32_t storage_type = kDense;
-  bool shapeless = false;  // MXNet's "none" array
   Shape shape;
   int32_t type_flag = 0;
   const uint8_t* data = nullptr;  // dense arrays only
@@ -185,6 +188,10 @@ const uint8_t* TakeData(ByteReader& r, const Shape& shape, int32_t type_flag, co
   return r.Take(*nbytes, what);
 }
 
+void RejectShapeless(const ByteReader& r, const ArrayRecord& rec) {
+  r.FailAt(rec.offset, "an MXNet NDArray without a shape (no data) is not supported", QV_ERR_UNSUPPORTED);
+}
+
 // Context, type flag and data: the part every layout shares after the shape.
 void ReadDenseBody(ByteReader& r, ArrayRecord& rec) {
   ReadContext(r);
@@ -220,8 +227,7 @@ void ReadV2OrV3(ByteReader& r, bool numpy_semantics, ArrayRecord& rec) {
   Shape storage_shape;
   if (rec.storage_type != kDense) storage_shape = ReadShape(r, "the storage shape", false, &unknown);
   rec.shape = ReadShape(r, "the shape", numpy_semantics, &unknown);
-  rec.shapeless = numpy_semantics ? unknown : rec.shape.empty();
-  if (rec.shapeless) return;
+  if (numpy_semantics ? unknown : rec.shape.empty()) RejectShapeless(r, rec);
   if (rec.storage_type == kDense)
     ReadDenseBody(r, rec);
   else
@@ -239,8 +245,8 @@ ArrayRecord ReadArray(ByteReader& r) {
   }
   rec.shape = magic == kMagicV1 ? ReadShape(r, "the shape", false, &unknown) : ReadLegacyShape(r, magic, rec.offset);
   // Writers of these layouts stored only ndim 0 for an array without a shape.
-  rec.shapeless = rec.shape.empty();
-  if (!rec.shapeless) ReadDenseBody(r, rec);
+  if (rec.shape.empty()) RejectShapeless(r, rec);
+  ReadDenseBody(r, rec);
   return rec;
 }
 
@@ -263,7 +269,7 @@ std::vector<ArrayRecord> ReadArrays(ByteReader& r) {
     r.FailAt(at, "declares " + std::to_string(count) + " arrays, but the " + std::to_string(r.remaining()) +
                      " bytes left cannot hold that many");
   std::vector<ArrayRecord> records;
-  records.reserve(static_cast<size_t>(count));
+  records.reserve(std::min<size_t>(static_cast<size_t>(count), kMaxReserve));
   for (uint64_t i = 0; i < count; ++i) {
     r.set_context("array " + std::to_string(i));
     records.push_back(ReadArray(r));
@@ -279,7 +285,7 @@ std::vector<std::string> ReadNames(ByteReader& r, size_t array_count) {
     r.FailAt(at, "the file holds " + std::to_string(array_count) + " arrays but " + std::to_string(count) +
                      " names (MXNet writes one name per array, or none)");
   std::vector<std::string> names;
-  names.reserve(static_cast<size_t>(count));
+  names.reserve(static_cast<size_t>(count));  // count equals the number of arrays already read
   for (uint64_t i = 0; i < count; ++i) {
     r.set_context("name " + std::to_string(i));
     const uint64_t length = r.U64("the name length");
@@ -306,8 +312,6 @@ void CheckSupported(const ArrayRecord& rec, const std::string& label) {
   if (rec.storage_type != kDense)
     throw Error(QV_ERR_UNSUPPORTED, label + ": " + (rec.storage_type == kCsr ? "csr" : "row_sparse") +
                                         " storage is not supported; save the array dense (tostype('default'))");
-  if (rec.shapeless)
-    throw Error(QV_ERR_UNSUPPORTED, label + ": an MXNet NDArray without a shape (no data) is not supported");
   if (!IsValidDType(rec.type_flag))
     throw Error(QV_ERR_UNSUPPORTED, label + ": dtype " + kTypeFlags[rec.type_flag].name + " (MXNet type flag " +
                                         std::to_string(rec.type_flag) + ") is not supported");

@@ -18,9 +18,9 @@ struct NamedArrays {
 // the CPU). Throws Error(QV_ERR_PARSE) with the byte offset and what was expected for a wrong magic, a
 // truncated or corrupt file, a type flag MXNet never defined, a name count other than 0 or the array
 // count, bytes after the names, or absurd sizes (checked against the bytes left before anything is
-// allocated); Error(QV_ERR_UNSUPPORTED), naming the array, for sparse storage, an MXNet dtype Quiver
-// lacks (bool, int16, uint16, uint32, uint64, bfloat16), an array without a shape, or a zip (.npz)
-// file; Error(QV_ERR_INVALID_ARGUMENT) for null data with a non-zero size.
+// allocated); Error(QV_ERR_UNSUPPORTED) for sparse storage or an MXNet dtype Quiver lacks (bool, int16,
+// uint16, uint32, uint64, bfloat16), both naming the array, for an array without a shape, or for a zip
+// (.npz) file; Error(QV_ERR_INVALID_ARGUMENT) for null data with a non-zero size.
 NamedArrays LoadParams(const void* data, size_t size);
 
 // Reads a whole file and parses it; a missing file throws Error(QV_ERR_NOT_FOUND) naming the path.

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -174,7 +173,6 @@ TEST_CASE("NULL handles and NULL out-pointers fail with QV_ERR_INVALID_ARGUMENT 
   QvNDArrayHandle array_out = nullptr;
   QvNDArrayHandle* arrays_out = nullptr;
   QvCachedOpHandle op_out = nullptr;
-  QvWaitAll();  // work that already completed may still hold arrays until its bookkeeping ends
   const auto before = SettledMemoryStats();
   const auto inv = STATUSES(QV_ERR_INVALID_ARGUMENT);
 
@@ -412,7 +410,6 @@ TEST_CASE("bad .params bytes fail with QV_ERR_PARSE and return nothing", "[capi]
     QvNDArrayFree(arrays[0]);
   }
 
-  QvWaitAll();  // work that already completed may still hold arrays until its bookkeeping ends
   const auto before = SettledMemoryStats();
 
   SECTION("wrong magic") {
@@ -510,7 +507,6 @@ TEST_CASE("bad array creation arguments", "[capi]") {
 TEST_CASE("QvCreateCachedOpEx rejects bad parameters and flags, naming them", "[capi]") {
   LoadedModel model;
   QvCachedOpHandle op = nullptr;
-  QvWaitAll();  // work that already completed may still hold arrays until its bookkeeping ends
   const auto before = SettledMemoryStats();
 
   SECTION("a missing parameter") {

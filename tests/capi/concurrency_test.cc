@@ -486,3 +486,170 @@ TEST_CASE("QvWaitAll waits for invocations of every op and thread", "[capi][conc
   FreeTinyModel(op_a);
   FreeTinyModel(op_b);
 }
+
+TEST_CASE("writing an input while an invocation reads it waits for that read", "[capi][concurrency]") {
+  QvCachedOpHandle op = CreateTinyModel(1);
+  const std::vector<int64_t> shape = {16, 3, 64, 64};
+  const size_t count = 16 * 3 * 64 * 64;
+  const std::vector<float> first = RandomFloats(count, 61);
+  const std::vector<float> second = RandomFloats(count, 62);
+  QvNDArrayHandle input = MakeArray(shape);
+  REQUIRE(QvNDArraySyncCopyFromCPU(input, second.data(), count * sizeof(float)) == QV_OK);
+  const std::vector<float> expected_second = RunSync(op, input);
+  REQUIRE(QvNDArraySyncCopyFromCPU(input, first.data(), count * sizeof(float)) == QV_OK);
+  const std::vector<float> expected_first = RunSync(op, input);
+  REQUIRE_FALSE(SameBits(expected_first, expected_second));
+
+  for (int round = 0; round < 5; ++round) {
+    REQUIRE(QvNDArraySyncCopyFromCPU(input, first.data(), count * sizeof(float)) == QV_OK);
+    uint32_t n = 0;
+    QvNDArrayHandle* out = nullptr;
+    REQUIRE(QvInvokeAsync(op, 1, &input, &n, &out) == QV_OK);
+    QvNDArrayHandle output = out[0];
+    // Overwrite the input at once: the copy must wait until the invocation has read it.
+    REQUIRE(QvNDArraySyncCopyFromCPU(input, second.data(), count * sizeof(float)) == QV_OK);
+    CHECK(SameBits(ReadFloats(output), expected_first));
+    QvNDArrayFree(output);
+    CHECK(SameBits(RunSync(op, input), expected_second));
+  }
+  QvNDArrayFree(input);
+  FreeTinyModel(op);
+}
+
+TEST_CASE("max_inflight under contention: only QV_OK or QV_ERR_BUSY, busy calls never block",
+          "[capi][concurrency]") {
+  QvCachedOpHandle op = CreateTinyModel(1, {{"max_inflight", "2"}});
+  QvNDArrayHandle input = MakeRandomArray({4, 3, 32, 32}, 71);
+  const std::vector<float> expected = RunSync(op, input);
+  std::atomic<int> admitted{0}, busy{0}, other{0}, wrong{0};
+  std::atomic<long> slowest_busy_us{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      std::vector<float> got(expected.size());
+      for (int k = 0; k < 100; ++k) {
+        uint32_t n = 0;
+        QvNDArrayHandle* out = nullptr;
+        const auto start = Clock::now();
+        const int status = QvInvokeAsync(op, 1, &input, &n, &out);
+        const long us = static_cast<long>(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
+        if (status == QV_ERR_BUSY) {
+          ++busy;
+          long prev = slowest_busy_us.load();
+          while (us > prev && !slowest_busy_us.compare_exchange_weak(prev, us)) {
+          }
+          std::this_thread::yield();
+          continue;
+        }
+        if (status != QV_OK) {
+          ++other;
+          continue;
+        }
+        ++admitted;
+        QvNDArrayHandle output = out[0];
+        if (QvNDArraySyncCopyToCPU(output, got.data(), got.size() * sizeof(float)) != QV_OK || !SameBits(got, expected))
+          ++wrong;
+        QvNDArrayFree(output);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  INFO(admitted.load() << " admitted, " << busy.load() << " busy (slowest " << slowest_busy_us.load() << " us)");
+  CHECK(other.load() == 0);
+  CHECK(wrong.load() == 0);
+  CHECK(admitted.load() > 0);
+  CHECK(admitted.load() + busy.load() == kThreads * 100);
+  CHECK(slowest_busy_us.load() < 50000);
+  // All slots come back once the work has ended.
+  REQUIRE(QvWaitAll() == QV_OK);
+  std::vector<QvNDArrayHandle> held;
+  for (int i = 0; i < 2; ++i) {
+    uint32_t n = 0;
+    QvNDArrayHandle* out = nullptr;
+    const int status = QvInvokeAsync(op, 1, &input, &n, &out);
+    CHECK(status == QV_OK);
+    if (status == QV_OK) held.push_back(out[0]);
+  }
+  for (QvNDArrayHandle h : held) CHECK(SameBits(ReadFloats(h), expected));
+  FreeArrays(held);
+  QvNDArrayFree(input);
+  FreeTinyModel(op);
+}
+
+namespace {
+
+// A pipeline driven from OnReady: each callback checks its result, frees it and submits the next one.
+struct CallbackChain {
+  QvCachedOpHandle op = nullptr;
+  QvNDArrayHandle input = nullptr;
+  const std::vector<float>* expected = nullptr;
+  int remaining = 0;
+  std::mutex mu;
+  std::condition_variable cv;
+  int completed = 0, wrong = 0, errors = 0;
+  bool finished = false;
+  std::thread::id caller;
+  int on_caller = 0;
+};
+
+void ChainStep(QvNDArrayHandle a, int status, void* user);
+
+bool SubmitNext(CallbackChain* chain) {
+  uint32_t n = 0;
+  QvNDArrayHandle* out = nullptr;
+  if (QvInvokeAsync(chain->op, 1, &chain->input, &n, &out) != QV_OK) return false;
+  return QvNDArrayOnReady(out[0], ChainStep, chain) == QV_OK;
+}
+
+void ChainStep(QvNDArrayHandle a, int status, void* user) {
+  auto* chain = static_cast<CallbackChain*>(user);
+  std::vector<float> got(chain->expected->size());
+  const bool ok = status == QV_OK && QvNDArraySyncCopyToCPU(a, got.data(), got.size() * sizeof(float)) == QV_OK;
+  QvNDArrayFree(a);
+  bool more = false;
+  {
+    std::lock_guard<std::mutex> lock(chain->mu);
+    ++chain->completed;
+    if (std::this_thread::get_id() == chain->caller) ++chain->on_caller;
+    if (!ok) ++chain->errors;
+    else if (!SameBits(got, *chain->expected)) ++chain->wrong;
+    more = --chain->remaining > 0;
+  }
+  if (more && !SubmitNext(chain)) {
+    std::lock_guard<std::mutex> lock(chain->mu);
+    ++chain->errors;
+    more = false;
+  }
+  if (!more) {
+    std::lock_guard<std::mutex> lock(chain->mu);
+    chain->finished = true;
+    chain->cv.notify_all();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("OnReady callbacks may submit the next invocation and free arrays", "[capi][concurrency]") {
+  QvCachedOpHandle op = CreateTinyModel(1);
+  QvNDArrayHandle input = MakeRandomArray({2, 3, 32, 32}, 81);
+  const std::vector<float> expected = RunSync(op, input);
+  const auto baseline = SettledMemoryStats();
+  CallbackChain chain;
+  chain.op = op;
+  chain.input = input;
+  chain.expected = &expected;
+  chain.remaining = 50;
+  chain.caller = std::this_thread::get_id();
+  REQUIRE(SubmitNext(&chain));
+  {
+    std::unique_lock<std::mutex> lock(chain.mu);
+    REQUIRE(chain.cv.wait_for(lock, std::chrono::seconds(30), [&] { return chain.finished; }));
+    CHECK(chain.completed == 50);
+    CHECK(chain.errors == 0);
+    CHECK(chain.wrong == 0);
+    CHECK(chain.on_caller <= 1);  // only the first could have been ready at registration
+  }
+  CHECK(SettledMemoryStats().second == baseline.second);
+  QvNDArrayFree(input);
+  FreeTinyModel(op);
+}

@@ -127,3 +127,26 @@ TEST_CASE("pipelined invocations (4 in flight) keep the array count steady", "[c
   FreeTinyModel(op);
   CHECK(SettledStats(initial.second).second == initial.second);
 }
+
+TEST_CASE("creating, using and freeing cached ops repeatedly does not accumulate memory", "[capi][memory]") {
+  const auto initial = SettledMemoryStats();
+  QvNDArrayHandle input = MakeRandomArray({1, 3, 16, 16}, 9);
+  auto cycle = [&] {
+    QvCachedOpHandle op = CreateTinyModel(1);
+    RunSync(op, input);
+    FreeTinyModel(op);
+  };
+  for (int i = 0; i < 5; ++i) cycle();
+  const auto after_warmup = SettledMemoryStats();
+  for (int i = 0; i < 50; ++i) cycle();
+  const auto at_end = SettledMemoryStats();
+  INFO("initial: " << initial.first << " bytes, " << initial.second << " arrays; after 5 cycles: "
+                   << after_warmup.first << " bytes, " << after_warmup.second << " arrays; after 55: " << at_end.first
+                   << " bytes, " << at_end.second << " arrays");
+  CHECK(at_end.second == initial.second + 1);  // only the input is alive
+  CHECK(after_warmup.second == initial.second + 1);
+  // 50 more ops, each with ~25 KiB of parameters and workspace: anything kept per op would show.
+  CHECK(at_end.first <= after_warmup.first + kByteSlack);
+  QvNDArrayFree(input);
+  CHECK(SettledMemoryStats().second == initial.second);
+}

@@ -166,6 +166,12 @@ TEST_CASE("Convolution matches the reference", "[ops]") {
       {{1, 6, 10, 7}, 6, MakeConv(3, 1, 2, 1, 1, 0, 1, 1, 3), false},    // 3x1 kernel, anisotropic stride
       {{3, 3, 7, 9}, 5, MakeConv(2, 4, 1, 3, 0, 2, 1, 1, 1), true},      // even, rectangular kernel
       {{1, 3, 1, 1}, 13, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1), true},     // 1x1 image
+      // Channel counts around oneDNN's blocked layouts (8 / 16 lanes), not multiples of them.
+      {{3, 17, 9, 7}, 33, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1), true},
+      {{1, 24, 7, 9}, 13, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1), false},
+      {{3, 64, 7, 7}, 64, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1), true},
+      {{1, 40, 9, 9}, 40, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 40), true},    // wide depthwise
+      {{3, 32, 5, 7}, 48, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 4), false},    // 4 groups of 8 -> 12
   };
   unsigned seed = 100;
   for (const Case& c : cases) {
@@ -884,4 +890,150 @@ TEST_CASE("data inputs are the non-parameter variables, in graph order", "[ops]"
     REQUIRE(out.size() == 1);
     ExpectClose(out[0], qv_ref::BroadcastAdd(net.RefConv("conv0", xb, p, true), xa), "input order");
   });
+}
+
+TEST_CASE("fusion is skipped where an intermediate has other consumers or the activation is not relu", "[ops]") {
+  const Shape shape = {3, 5, 7, 9};
+  const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
+
+  // conv0 feeds bn0 and, separately, relu1: folding bn0 into conv0 must not change relu1's input.
+  RunCase("conv feeding BatchNorm and another branch", [&] {
+    Net net(2100);
+    const int data = net.g.Variable("data");
+    const int conv = net.Conv("conv0", data, 5, 5, p, true);
+    const int bn = net.BatchNorm("bn0", conv, 5, {{"fix_gamma", "False"}});
+    const int relu1 = net.g.Op("Activation", "relu1", {{"act_type", "relu"}}, {conv});
+    net.g.Output(net.g.Op("elemwise_add", "add0", {}, {bn, relu1}));
+    const Tensor x = qv_test::Random(shape, &net.rng);
+    const Tensor c = net.RefConv("conv0", x, p, true);
+    const Tensor want = qv_ref::BroadcastAdd(net.RefBatchNorm("bn0", c, 1e-3f, false), qv_ref::Activation(c, "relu"));
+    const std::vector<Tensor> out = RunSingleInput(net, x);
+    REQUIRE(out.size() == 1);
+    ExpectClose(out[0], want, "conv feeding BatchNorm and another branch");
+  });
+
+  // conv0 feeds relu0 and add0: fusing the relu into conv0 must not hand add0 the rectified values.
+  RunCase("conv feeding relu and an add", [&] {
+    Net net(2101);
+    const int data = net.g.Variable("data");
+    const int conv = net.Conv("conv0", data, 5, 5, p, false);
+    const int relu = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {conv});
+    net.g.Output(net.g.Op("elemwise_add", "add0", {}, {relu, conv}));
+    const Tensor x = qv_test::Random(shape, &net.rng);
+    const Tensor c = net.RefConv("conv0", x, p, false);
+    const std::vector<Tensor> out = RunSingleInput(net, x);
+    REQUIRE(out.size() == 1);
+    ExpectClose(out[0], qv_ref::BroadcastAdd(qv_ref::Activation(c, "relu"), c), "conv feeding relu and an add");
+  });
+
+  // bn0 -> relu0 where bn0 is also read by add0 (pre-activation block whose BN output is reused).
+  RunCase("BatchNorm feeding relu and an add", [&] {
+    Net net(2102);
+    const int data = net.g.Variable("data");
+    const int bn = net.BatchNorm("bn0", data, 5, {{"fix_gamma", "False"}});
+    const int relu = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {bn});
+    net.g.Output(net.g.Op("elemwise_add", "add0", {}, {bn, relu}));
+    const Tensor x = qv_test::Random(shape, &net.rng, -2.0f, 2.0f);
+    const Tensor b = net.RefBatchNorm("bn0", x, 1e-3f, false);
+    const std::vector<Tensor> out = RunSingleInput(net, x);
+    REQUIRE(out.size() == 1);
+    ExpectClose(out[0], qv_ref::BroadcastAdd(b, qv_ref::Activation(b, "relu")), "BatchNorm feeding relu and an add");
+  });
+
+  // Activations other than relu after conv, conv -> bn, and a residual add.
+  for (const std::string act : {"sigmoid", "tanh", "softrelu", "softsign", "relu"}) {
+    for (int form = 0; form < 3; ++form) {
+      const char* const forms[] = {"conv -> ", "conv -> bn -> ", "conv + data -> "};
+      const std::string what = std::string(forms[form]) + act;
+      RunCase(what, [&] {
+        Net net(2110 + static_cast<unsigned>(form));
+        const int data = net.g.Variable("data");
+        int head = net.Conv("conv0", data, 5, 5, p, true);
+        if (form == 1) head = net.BatchNorm("bn0", head, 5, {{"fix_gamma", "False"}});
+        if (form == 2) head = net.g.Op("elemwise_add", "add0", {}, {head, data});
+        net.g.Output(net.g.Op("Activation", "act0", {{"act_type", act}}, {head}));
+        const Tensor x = qv_test::Random(shape, &net.rng);
+        Tensor want = net.RefConv("conv0", x, p, true);
+        if (form == 1) want = net.RefBatchNorm("bn0", want, 1e-3f, false);
+        if (form == 2) want = qv_ref::BroadcastAdd(want, x);
+        want = qv_ref::Activation(want, act);
+        const std::vector<Tensor> out = RunSingleInput(net, x);
+        REQUIRE(out.size() == 1);
+        ExpectClose(out[0], want, what);
+      });
+    }
+  }
+
+  // A residual add of a convolution with itself.
+  RunCase("conv + conv (same node) -> relu", [&] {
+    Net net(2120);
+    const int data = net.g.Variable("data");
+    const int conv = net.Conv("conv0", data, 5, 8, p, true);
+    const int add = net.g.Op("elemwise_add", "add0", {}, {conv, conv});
+    net.g.Output(net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {add}));
+    const Tensor x = qv_test::Random(shape, &net.rng);
+    const Tensor c = net.RefConv("conv0", x, p, true);
+    const std::vector<Tensor> out = RunSingleInput(net, x);
+    REQUIRE(out.size() == 1);
+    ExpectClose(out[0], qv_ref::Activation(qv_ref::BroadcastAdd(c, c), "relu"), "conv + conv (same node) -> relu");
+  });
+
+  // FullyConnected -> relu, and BatchNorm after FullyConnected (2-D data).
+  RunCase("FullyConnected -> BatchNorm -> relu", [&] {
+    Net net(2130);
+    net.Param("fc0_weight", {13, 5 * 7 * 9}, -0.05f, 0.05f);
+    net.Param("fc0_bias", {13});
+    const int data = net.g.Variable("data");
+    const int fc = net.g.Op("FullyConnected", "fc0", {{"num_hidden", "13"}},
+                            {data, net.g.Variable("fc0_weight"), net.g.Variable("fc0_bias")});
+    const int bn = net.BatchNorm("bn0", fc, 13, {{"fix_gamma", "False"}});
+    net.g.Output(net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {bn}));
+    const Tensor x = qv_test::Random(shape, &net.rng);
+    const Tensor f = qv_ref::FullyConnected(x, net.params.at("fc0_weight"), &net.params.at("fc0_bias"), true);
+    const Tensor want = qv_ref::Activation(net.RefBatchNorm("bn0", f, 1e-3f, false), "relu");
+    const std::vector<Tensor> out = RunSingleInput(net, x);
+    REQUIRE(out.size() == 1);
+    ExpectClose(out[0], want, "FullyConnected -> BatchNorm -> relu");
+  });
+}
+
+TEST_CASE("a chain across blocked-layout channel counts: conv, pool, concat, add, softmax", "[ops]") {
+  // conv0 (3 -> 17) -> relu -> max pool -> conv1 (17 -> 33) and conv2 (17 -> 19, 1x1, stride 1)
+  // -> Concat (52 channels) -> + broadcast bias-like variable input -> softmax over channels.
+  for (int64_t batch : {1, 3}) {
+    const std::string what = "blocked chain batch " + std::to_string(batch);
+    RunCase(what, [&] {
+      Net net(2200 + static_cast<unsigned>(batch));
+      const ConvParams p0 = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1), p1 = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
+      const ConvParams p2 = MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1);
+      const int data = net.g.Variable("data");
+      const int conv0 = net.Conv("conv0", data, 3, 17, p0, true);
+      const int relu0 = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {conv0});
+      const int pool0 = net.g.Op("Pooling", "pool0",
+                                 {{"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pool_type", "max"},
+                                  {"pooling_convention", "full"}},
+                                 {relu0});
+      const int conv1 = net.Conv("conv1", pool0, 17, 33, p1, false);
+      const int conv2 = net.Conv("conv2", pool0, 17, 19, p2, true);
+      const int cat = net.g.Op("Concat", "concat0", {{"num_args", "2"}, {"dim", "1"}}, {conv1, conv2});
+      const int shift = net.g.Variable("shift");
+      const int add = net.g.Op("broadcast_add", "add0", {}, {cat, shift});
+      net.g.Output(net.g.Op("softmax", "softmax0", {{"axis", "1"}}, {add}));
+      net.g.Output(cat);
+      CompiledGraph op(net.g.ToJson(), net.params);
+      REQUIRE(op.InputNames() == std::vector<std::string>{"data", "shift"});
+      const Tensor x = qv_test::Random({batch, 3, 11, 9}, &net.rng);
+      const Tensor s = qv_test::Random({1, 52, 1, 1}, &net.rng);
+      PoolParams mp;
+      mp.kernel_h = mp.kernel_w = 2;
+      mp.stride_h = mp.stride_w = 2;
+      mp.full_convention = true;
+      const Tensor pooled = qv_ref::Pooling(qv_ref::Activation(net.RefConv("conv0", x, p0, true), "relu"), mp);
+      const Tensor c = qv_ref::Concat({net.RefConv("conv1", pooled, p1, false), net.RefConv("conv2", pooled, p2, true)}, 1);
+      const std::vector<Tensor> out = op.Run({x, s});
+      REQUIRE(out.size() == 2);
+      ExpectClose(out[0], qv_ref::Softmax(qv_ref::BroadcastAdd(c, s), 1, 1.0f), what + " [softmax]");
+      ExpectClose(out[1], c, what + " [concat]");
+    });
+  }
 }

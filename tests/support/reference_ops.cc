@@ -124,7 +124,7 @@ Tensor BatchNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const
   Tensor y(x.shape);
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t ch = 0; ch < c; ++ch) {
-      const double g = (void)fix_gamma, gamma.data[ch];
+      const double g = fix_gamma ? 1.0 : gamma.data[ch];
       const double inv_std = 1.0 / std::sqrt(static_cast<double>(var.data[ch]) + static_cast<double>(eps));
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t at = (o * c + ch) * inner + i;
@@ -187,7 +187,7 @@ Tensor Pooling(const Tensor& x, const PoolParams& params) {
         // The window, first cut at the end of the padded input ...
         int64_t y0 = oy * p.stride_h - p.pad_h, x0 = ox * p.stride_w - p.pad_w;
         int64_t y1 = std::min(y0 + p.kernel_h, h + p.pad_h), x1 = std::min(x0 + p.kernel_w, w + p.pad_w);
-        const int64_t padded_area = p.kernel_h * p.kernel_w;
+        const int64_t padded_area = (y1 - y0) * (x1 - x0);
         // ... then cut to the real input.
         y0 = std::max<int64_t>(y0, 0);
         x0 = std::max<int64_t>(x0, 0);
@@ -280,7 +280,7 @@ Tensor Softmax(const Tensor& x, int64_t axis, float temperature) {
   int64_t outer, mid, inner;
   SplitAt(x.shape, axis, &outer, &mid, &inner);
   Tensor y = x;
-  SoftmaxInPlace(&y.data, outer, mid, inner, 1.0);
+  SoftmaxInPlace(&y.data, outer, mid, inner, temperature);
   return y;
 }
 

@@ -359,13 +359,19 @@ TEST_CASE("params: shapeless (none) arrays are unsupported", "[graph]") {
   WriteHeader(v2);
   v2.U64(1).U32(kV2Magic).I32(0).I32(0);  // ndim 0 ends a V2 array
   WriteNames(v2, {"arg:empty"});
-  RequireError(v2.bytes, QV_ERR_UNSUPPORTED, {"array 0 ('arg:empty')", "without a shape"});
+  RequireError(v2.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
 
   Writer v3;
   WriteHeader(v3);
   v3.U64(1).U32(kV3Magic).I32(0).I32(-1);  // unknown ndim ends a V3 array
   WriteNames(v3, {});
-  RequireError(v3.bytes, QV_ERR_UNSUPPORTED, {"array 0", "without a shape"});
+  RequireError(v3.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
+
+  Writer legacy;
+  WriteHeader(legacy);
+  legacy.U64(1).U32(0);  // before 0.9: ndim 0 and nothing else
+  WriteNames(legacy, {});
+  RequireError(legacy.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
 }
 
 TEST_CASE("params: sparse storage is unsupported and named", "[graph]") {

@@ -1,0 +1,366 @@
+// Latency and throughput of one model under concurrent clients.
+//
+//   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
+//                [--warmup 5] [--shape 3,224,224]
+//
+// C client threads share ONE cached op created with thread_safe = 1. Each client keeps up to D
+// invocations in flight on its own random input (fixed seed): with D = 1 it submits and waits
+// (QvNDArrayWaitToRead); with D > 1 it submits until D are outstanding and learns of completions
+// through QvNDArrayOnReady callbacks. An invocation's latency runs from just before QvInvokeAsync to
+// the moment its output is readable (for D > 1, as seen by the callback thread).
+//
+// Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
+//   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
+//    "p90_ms":..,"p99_ms":..,"throughput_per_s":..}  plus a few descriptive keys.
+// Throughput is images per second over all clients, from the moment all start together (after their
+// warm-up) until the last one finishes.
+#include <quiver/c_api.h>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void Check(int status, const std::string& what) {
+  if (status != QV_OK)
+    throw std::runtime_error(what + " failed (status " + std::to_string(status) + "): " + QvGetLastError());
+}
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+struct Options {
+  std::string prefix;
+  int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
+  std::vector<int64_t> shape = {3, 224, 224};  // one sample, without the batch dimension
+};
+
+[[noreturn]] void Usage(const std::string& problem) {
+  std::fprintf(stderr,
+               "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
+               "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224]\n",
+               problem.c_str());
+  std::exit(2);
+}
+
+int PositiveInt(const std::string& flag, const std::string& value, int min) {
+  char* end = nullptr;
+  const long n = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || n < min || n > 1000000)
+    Usage(flag + " wants an integer >= " + std::to_string(min) + ", got '" + value + "'");
+  return static_cast<int>(n);
+}
+
+Options ParseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) Usage(flag + " wants a value");
+    const std::string value = argv[i + 1];
+    if (flag == "--prefix") {
+      o.prefix = value;
+    } else if (flag == "--epoch") {
+      o.epoch = PositiveInt(flag, value, 0);
+    } else if (flag == "--batch") {
+      o.batch = PositiveInt(flag, value, 1);
+    } else if (flag == "--clients") {
+      o.clients = PositiveInt(flag, value, 1);
+    } else if (flag == "--inflight") {
+      o.inflight = PositiveInt(flag, value, 1);
+    } else if (flag == "--iters") {
+      o.iters = PositiveInt(flag, value, 1);
+    } else if (flag == "--warmup") {
+      o.warmup = PositiveInt(flag, value, 0);
+    } else if (flag == "--shape") {
+      o.shape.clear();
+      for (size_t p = 0; p <= value.size();) {
+        const size_t q = std::min(value.find(',', p), value.size());
+        o.shape.push_back(PositiveInt(flag, value.substr(p, q - p), 1));
+        p = q + 1;
+      }
+    } else {
+      Usage("unknown option " + flag);
+    }
+  }
+  if (o.prefix.empty()) Usage("--prefix is required");
+  return o;
+}
+
+// One op shared by every client; max_inflight admits every client's window at once.
+QvCachedOpHandle LoadModel(const Options& o) {
+  QvSymbolHandle sym = nullptr;
+  Check(QvSymbolCreateFromFile((o.prefix + "-symbol.json").c_str(), &sym), "loading the symbol");
+  char params_path[4096];
+  std::snprintf(params_path, sizeof params_path, "%s-%04d.params", o.prefix.c_str(), o.epoch);
+  uint32_t n = 0, n_names = 0;
+  QvNDArrayHandle* params = nullptr;
+  const char** names = nullptr;
+  int status = QvNDArrayLoad(params_path, &n, &params, &n_names, &names);
+  if (status != QV_OK) QvSymbolFree(sym);
+  Check(status, std::string("loading ") + params_path);
+  const std::string max_inflight = std::to_string(std::max(64, o.clients * o.inflight));
+  const char* keys[] = {"device", "max_inflight"};
+  const char* vals[] = {"cpu", max_inflight.c_str()};
+  QvCachedOpHandle op = nullptr;
+  status = QvCreateCachedOpEx(sym, n, names, params, 2, keys, vals, &op, /*thread_safe=*/1);
+  for (uint32_t i = 0; i < n; ++i) QvNDArrayFree(params[i]);
+  QvSymbolFree(sym);
+  Check(status, "creating the cached op");
+  return op;
+}
+
+// Submits one invocation; returns its first output (the caller's) and frees any others at once.
+QvNDArrayHandle Submit(QvCachedOpHandle op, QvNDArrayHandle input) {
+  uint32_t n_out = 0;
+  QvNDArrayHandle* out = nullptr;
+  Check(QvInvokeAsync(op, 1, &input, &n_out, &out), "QvInvokeAsync");
+  for (uint32_t i = 1; i < n_out; ++i) QvNDArrayFree(out[i]);
+  return out[0];
+}
+
+// One client thread's state. Completion callbacks update it under `mu`.
+class Client {
+ public:
+  Client(QvCachedOpHandle op, const Options& o, unsigned seed) : op_(op), inflight_(o.inflight) {
+    std::vector<int64_t> shape = {o.batch};
+    shape.insert(shape.end(), o.shape.begin(), o.shape.end());
+    size_t count = 1;
+    for (int64_t d : shape) count *= static_cast<size_t>(d);
+    std::vector<float> data(count);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal;
+    for (float& x : data) x = normal(rng);
+    Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), QV_CPU, 0, QV_FLOAT32, &input_),
+          "creating an input");
+    Check(QvNDArraySyncCopyFromCPU(input_, data.data(), count * sizeof(float)), "filling an input");
+  }
+  ~Client() { QvNDArrayFree(input_); }
+
+  // Runs n invocations, keeping up to D in flight; returns their latencies in ms.
+  std::vector<double> Run(int n) {
+    latencies_.clear();
+    if (inflight_ == 1) {
+      for (int i = 0; i < n; ++i) {
+        const auto t0 = Clock::now();
+        QvNDArrayHandle out = Submit(op_, input_);
+        const int status = QvNDArrayWaitToRead(out);
+        const auto t1 = Clock::now();
+        QvNDArrayFree(out);
+        Check(status, "an invocation");
+        latencies_.push_back(Ms(t1 - t0));
+      }
+      return latencies_;
+    }
+    for (int i = 0; i < n; ++i) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        done_.wait(lock, [&] { return outstanding_ < inflight_ || !error_.empty(); });
+        if (!error_.empty()) break;
+        ++outstanding_;
+      }
+      auto* ticket = new Ticket{this, Clock::now()};
+      QvNDArrayHandle out = nullptr;
+      int status = QV_OK;
+      try {
+        out = Submit(op_, input_);
+      } catch (const std::exception& e) {
+        Finish(ticket, Clock::now(), QV_ERR_INTERNAL, e.what());
+        break;
+      }
+      // The callback frees `out`; it may run right here if the output is ready already.
+      status = QvNDArrayOnReady(out, &Client::OnReady, ticket);
+      if (status != QV_OK) {
+        Finish(ticket, Clock::now(), status, QvGetLastError());
+        QvNDArrayFree(out);
+        break;
+      }
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    done_.wait(lock, [&] { return outstanding_ == 0; });
+    if (!error_.empty()) throw std::runtime_error("an invocation failed: " + error_);
+    return latencies_;
+  }
+
+ private:
+  struct Ticket {
+    Client* client;
+    Clock::time_point submitted;
+  };
+
+  static void OnReady(QvNDArrayHandle out, int status, void* user) {
+    const auto now = Clock::now();
+    auto* ticket = static_cast<Ticket*>(user);
+    ticket->client->Finish(ticket, now, status, status == QV_OK ? "" : QvGetLastError());
+    QvNDArrayFree(out);
+  }
+
+  void Finish(Ticket* ticket, Clock::time_point now, int status, const std::string& error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status == QV_OK) {
+      latencies_.push_back(Ms(now - ticket->submitted));
+    } else if (error_.empty()) {
+      error_ = error.empty() ? "status " + std::to_string(status) : error;
+    }
+    delete ticket;
+    --outstanding_;
+    done_.notify_all();  // under the lock: Run may return and destroy *this once it sees 0
+  }
+
+  QvCachedOpHandle op_;
+  QvNDArrayHandle input_ = nullptr;
+  const int inflight_;
+  std::mutex mu_;
+  std::condition_variable done_;
+  int outstanding_ = 0;
+  std::vector<double> latencies_;
+  std::string error_;
+};
+
+// numpy.percentile's default (linear interpolation between closest ranks), for comparable numbers.
+double Percentile(const std::vector<double>& sorted, double p) {
+  const double pos = p / 100.0 * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+// (busy, total) CPU ticks of the whole machine, to tell how much other processes ran meanwhile.
+bool MachineTicks(double* busy, double* total) {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  stat >> cpu;
+  double v, sum = 0, idle = 0;
+  for (int i = 0; i < 10 && stat >> v; ++i) {
+    sum += v;
+    if (i == 3 || i == 4) idle += v;  // idle, iowait
+  }
+  *busy = sum - idle;
+  *total = sum;
+  return cpu == "cpu" && sum > 0;
+}
+
+double OwnCpuTicks() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  const double s = u.ru_utime.tv_sec + u.ru_stime.tv_sec + 1e-6 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return s * static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+int Run(const Options& o) {
+  const auto t_load = Clock::now();
+  QvCachedOpHandle op = LoadModel(o);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int c = 0; c < o.clients; ++c) clients.push_back(std::make_unique<Client>(op, o, 1234u + c));
+  Client(op, o, 0).Run(1);  // compiles the plan for this shape before any client starts
+  std::fprintf(stderr, "quiver_bench: %s loaded and compiled in %.0f ms; %d client(s) x %d in flight, batch %d\n",
+               o.prefix.c_str(), Ms(Clock::now() - t_load), o.clients, o.inflight, o.batch);
+
+  // Every client warms up, then all start the timed phase together.
+  std::mutex mu;
+  std::condition_variable cv;
+  int warmed = 0;
+  bool go = false;
+  std::vector<std::vector<double>> latencies(o.clients);
+  std::vector<Clock::time_point> finished(o.clients);
+  std::vector<std::string> errors(o.clients);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < o.clients; ++c) {
+    threads.emplace_back([&, c] {
+      try {
+        if (o.warmup > 0) clients[c]->Run(o.warmup);
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        ++warmed;
+        cv.notify_all();
+        cv.wait(lock, [&] { return go; });
+      }
+      if (!errors[c].empty()) return;
+      try {
+        latencies[c] = clients[c]->Run(o.iters);
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+      finished[c] = Clock::now();
+    });
+  }
+  Clock::time_point start;
+  double busy0 = 0, total0 = 0, busy1 = 0, total1 = 0, own0 = 0;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return warmed == o.clients; });
+    MachineTicks(&busy0, &total0);
+    own0 = OwnCpuTicks();
+    start = Clock::now();
+    go = true;
+    cv.notify_all();
+  }
+  for (auto& t : threads) t.join();
+  const bool have_ticks = MachineTicks(&busy1, &total1);
+  const double own = OwnCpuTicks() - own0;
+  clients.clear();
+  QvFreeCachedOp(op);
+  for (const auto& e : errors)
+    if (!e.empty()) throw std::runtime_error(e);
+
+  const double wall_s = Ms(*std::max_element(finished.begin(), finished.end()) - start) / 1e3;
+  std::vector<double> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  double mean = 0;
+  for (double x : all) mean += x / static_cast<double>(all.size());
+
+  std::string shape;
+  for (int64_t d : o.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+  std::printf("{\"engine\": \"quiver\", \"model\": \"%s\", \"batch\": %d, \"clients\": %d, \"inflight\": %d, "
+              "\"iters\": %d, \"warmup\": %d, \"shape\": [%s], \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
+              "\"p99_ms\": %.3f, \"mean_ms\": %.3f, \"throughput_per_s\": %.3f",
+              Basename(o.prefix).c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup, shape.c_str(),
+              Percentile(all, 50), Percentile(all, 90), Percentile(all, 99), mean,
+              static_cast<double>(o.batch) * o.clients * o.iters / wall_s);
+  if (have_ticks && total1 > total0) {
+    // Share of the machine's CPU time others used while we measured: near 0 for trustworthy numbers.
+    const double others = std::max(0.0, (busy1 - busy0) - own) / (total1 - total0);
+    std::printf(", \"other_load\": %.3f", others);
+    if (others > 0.1)
+      std::fprintf(stderr, "quiver_bench: warning: other processes used %.0f%% of the CPU meanwhile\n",
+                   100 * others);
+  }
+  std::printf("}\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = ParseArgs(argc, argv);
+  try {
+    return Run(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "quiver_bench: %s\n", e.what());
+    return 1;
+  }
+}
