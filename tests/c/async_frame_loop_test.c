@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "c_test_support.h"
 #include "quiver/c_api.h"
 
 #define FRAMES 48
@@ -102,18 +103,6 @@ typedef struct {
 } Api;
 
 static Api api;
-
-static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
-  void *sym = dlsym(lib, name);
-  if (sym == NULL || slot_size != sizeof sym) {
-    fprintf(stderr, "cannot resolve %s: %s\n", name, sym == NULL ? dlerror() : "pointer size mismatch");
-    return 0;
-  }
-  memcpy(slot, &sym, sizeof sym);
-  return 1;
-}
-
-#define RESOLVE(field) ok &= resolve(lib, "Qv" #field, &api.field, sizeof api.field)
 
 static int load_api(void *lib) {
   int ok = 1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_test_support.h"
 #include "quiver/c_api.h"
 
 typedef void (*ReadyFn)(QvNDArrayHandle, int, void *);
@@ -36,33 +37,6 @@ typedef struct {
 } Api;
 
 static Api api;
-static int g_passed = 0;
-static int g_failed = 0;
-
-#define EXPECT(cond, ...)                                                \
-  do {                                                                   \
-    if (cond) {                                                          \
-      ++g_passed;                                                        \
-    } else {                                                             \
-      ++g_failed;                                                        \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fputc('\n', stderr);                                               \
-    }                                                                    \
-  } while (0)
-
-static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
-  void *sym = dlsym(lib, name);
-  if (sym == NULL || slot_size != sizeof sym) {
-    fprintf(stderr, "cannot resolve %s: %s\n", name, sym == NULL ? dlerror() : "pointer size mismatch");
-    return 0;
-  }
-  memcpy(slot, &sym, sizeof sym);
-  return 1;
-}
-
-#define RESOLVE(field) ok &= resolve(lib, "Qv" #field, &api.field, sizeof api.field)
-
 static int load_api(void *lib) {
   int ok = 1;
   RESOLVE(GetLastError);
@@ -262,7 +236,6 @@ int main(int argc, char **argv) {
   message_lifetime();
   thread_local_messages();
 
-  printf("error_paths: %d passed, %d failed\n", g_passed, g_failed);
   /* No dlclose: the runtime's worker threads live until the process exits. */
-  return g_failed == 0 ? 0 : 1;
+  return test_summary("error_paths");
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "c_test_support.h"
 #include "quiver/c_api.h"
 
 /* data -> 3x3 convolution (16 filters) -> relu, no bias. */
@@ -17,16 +18,26 @@ static const char *kJson =
     "{\"op\":\"Activation\",\"name\":\"relu\",\"attrs\":{\"act_type\":\"relu\"},\"inputs\":[[2,0,0]]}],"
     "\"arg_nodes\":[0,1],\"heads\":[[3,0,0]]}";
 
-#define RESOLVE(lib, name) \
-  name##_fn name = NULL;   \
-  *(void **)(&name) = dlsym(lib, #name)
+typedef struct {
+  const char *(*GetLastError)(void);
+  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
+  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
+  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
+                          const char **, QvCachedOpHandle *, int);
+  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
+} Api;
 
-typedef int (*QvSymbolCreateFromJSON_fn)(const char *, QvSymbolHandle *);
-typedef int (*QvNDArrayCreate_fn)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-typedef int (*QvCreateCachedOpEx_fn)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
-                                     const char **, QvCachedOpHandle *, int);
-typedef int (*QvInvokeAsync_fn)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
-typedef const char *(*QvGetLastError_fn)(void);
+static Api api;
+
+static int load_api(void *lib) {
+  int ok = 1;
+  RESOLVE(GetLastError);
+  RESOLVE(SymbolCreateFromJSON);
+  RESOLVE(NDArrayCreate);
+  RESOLVE(CreateCachedOpEx);
+  RESOLVE(InvokeAsync);
+  return ok;
+}
 
 int main(int argc, char **argv) {
   void *lib = dlopen(argc > 1 ? argv[1] : "libquiver.so", RTLD_NOW | RTLD_LOCAL);
@@ -34,31 +45,23 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen failed: %s\n", dlerror());
     return 1;
   }
-  RESOLVE(lib, QvSymbolCreateFromJSON);
-  RESOLVE(lib, QvNDArrayCreate);
-  RESOLVE(lib, QvCreateCachedOpEx);
-  RESOLVE(lib, QvInvokeAsync);
-  RESOLVE(lib, QvGetLastError);
-  if (!QvSymbolCreateFromJSON || !QvNDArrayCreate || !QvCreateCachedOpEx || !QvInvokeAsync || !QvGetLastError) {
-    fprintf(stderr, "dlsym failed\n");
-    return 1;
-  }
+  if (!load_api(lib)) return 1;
   QvSymbolHandle sym;
   QvNDArrayHandle weight, input;
   QvCachedOpHandle op;
   const int64_t wshape[4] = {16, 16, 3, 3}, xshape[4] = {8, 16, 96, 96};
   const char *names[1] = {"w"};
-  if (QvSymbolCreateFromJSON(kJson, &sym) || QvNDArrayCreate(wshape, 4, QV_CPU, 0, QV_FLOAT32, &weight) ||
-      QvNDArrayCreate(xshape, 4, QV_CPU, 0, QV_FLOAT32, &input) ||
-      QvCreateCachedOpEx(sym, 1, names, &weight, 0, NULL, NULL, &op, 1)) {
-    fprintf(stderr, "setup failed: %s\n", QvGetLastError());
+  if (api.SymbolCreateFromJSON(kJson, &sym) || api.NDArrayCreate(wshape, 4, QV_CPU, 0, QV_FLOAT32, &weight) ||
+      api.NDArrayCreate(xshape, 4, QV_CPU, 0, QV_FLOAT32, &input) ||
+      api.CreateCachedOpEx(sym, 1, names, &weight, 0, NULL, NULL, &op, 1)) {
+    fprintf(stderr, "setup failed: %s\n", api.GetLastError());
     return 1;
   }
   int submitted = 0;
   for (int i = 0; i < 32; ++i) {
     uint32_t n = 0;
     QvNDArrayHandle *outs = NULL;
-    if (QvInvokeAsync(op, 1, &input, &n, &outs) == QV_OK) ++submitted;
+    if (api.InvokeAsync(op, 1, &input, &n, &outs) == QV_OK) ++submitted;
   }
   printf("exiting with %d invocations submitted and not waited for\n", submitted);
   return submitted == 32 ? 0 : 1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_test_support.h"
 #include "quiver/c_api.h"
 
 /* Compile-time checks of the contract's constants (C99 has no static_assert: a negative array size fails). */
@@ -28,35 +29,9 @@ typedef struct {
   int (*NDArrayFree)(QvNDArrayHandle);
 } Api;
 
-static int g_passed = 0;
-static int g_failed = 0;
+static Api api;
 
-#define EXPECT(cond, ...)                                           \
-  do {                                                              \
-    if (cond) {                                                     \
-      ++g_passed;                                                   \
-    } else {                                                        \
-      ++g_failed;                                                   \
-      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                 \
-      fputc('\n', stderr);                                          \
-    }                                                               \
-  } while (0)
-
-/* dlsym returns an object pointer; copying its bytes into the function pointer keeps -Wpedantic quiet. */
-static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
-  void *sym = dlsym(lib, name);
-  if (sym == NULL || slot_size != sizeof sym) {
-    fprintf(stderr, "cannot resolve %s: %s\n", name, sym == NULL ? dlerror() : "pointer size mismatch");
-    return 0;
-  }
-  memcpy(slot, &sym, sizeof sym);
-  return 1;
-}
-
-#define RESOLVE(field) ok &= resolve(lib, "Qv" #field, &api->field, sizeof api->field)
-
-static int load_api(void *lib, Api *api) {
+static int load_api(void *lib) {
   int ok = 1;
   RESOLVE(GetLastError);
   RESOLVE(GetVersion);
@@ -72,7 +47,6 @@ static int load_api(void *lib, Api *api) {
 
 int main(int argc, char **argv) {
   void *lib;
-  Api api;
   int major = -1, minor = -1, patch = -1;
   const char *message;
   QvSymbolHandle sym = NULL;
@@ -93,7 +67,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
     return 1;
   }
-  if (!load_api(lib, &api)) return 1;
+  if (!load_api(lib)) return 1;
 
   EXPECT(api.GetVersion(&major, &minor, &patch) == QV_OK, "QvGetVersion failed");
   EXPECT(major == QV_API_VERSION, "major version %d, header says %d", major, QV_API_VERSION);
@@ -131,7 +105,6 @@ int main(int argc, char **argv) {
     EXPECT(api.NDArrayFree(array) == QV_OK, "%s", api.GetLastError());
   }
 
-  printf("header_c99: %d passed, %d failed\n", g_passed, g_failed);
   /* No dlclose: the runtime's worker threads live until the process exits. */
-  return g_failed == 0 ? 0 : 1;
+  return test_summary("header_c99");
 }
