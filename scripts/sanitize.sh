@@ -19,6 +19,6 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # libgomp is not built with TSan, so its internal synchronisation looks racy: those frames are
 # suppressed; everything in Quiver's own code is checked.
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
+export TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 cd "$build_dir"
 ctest --output-on-failure -j1 --timeout 1200
