@@ -123,11 +123,6 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
   return op;
 }
 
-size_t CachedOp::num_plans() const {
-  std::lock_guard<std::mutex> lock(plans_mu_);
-  return plans_.size();
-}
-
 std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& types) {
   std::vector<Shape> key;
   for (const auto& t : types) key.push_back(t.shape);

@@ -39,9 +39,6 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   // allocates them; else they must match the plan's output types. Throws on bad input or QV_ERR_BUSY.
   void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs);
 
-  // Plans compiled so far (for tests and statistics).
-  size_t num_plans() const;
-
  private:
   CachedOp(BoundGraph graph, CachedOpOptions options);
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
@@ -50,7 +47,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   BoundGraph graph_;
   CachedOpOptions options_;
   cpu::ConstantCache constants_;
-  mutable std::mutex plans_mu_;
+  std::mutex plans_mu_;
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them

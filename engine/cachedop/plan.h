@@ -21,8 +21,6 @@ class Plan {
                                        cpu::ConstantCache& constants);
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
-  size_t workspace_bytes() const { return workspace_bytes_; }
-  size_t num_steps() const { return steps_.size(); }
 
   // Runs every step; inputs and outputs are row-major. Thread-safe.
   void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) const;

@@ -26,7 +26,6 @@ class Var {
   int running_reads = 0;
   bool running_write = false;
   int pending_writes = 0;  // queued or running writes
-  int pending_all = 0;     // queued or running reads and writes
   Failure failure;         // of the last write; a successful write clears it
   std::vector<Engine::ReadyCallback> callbacks;
   std::condition_variable changed;
@@ -96,11 +95,6 @@ class ThreadedEngine final : public Engine {
     return var->failure;
   }
 
-  void WaitToWrite(const VarPtr& var) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    var->changed.wait(lock, [&] { return var->pending_all == 0; });
-  }
-
   void OnReady(const VarPtr& var, ReadyCallback callback) override {
     Failure failure;
     {
@@ -140,7 +134,6 @@ class ThreadedEngine final : public Engine {
   // The caller holds mu_.
   void Enqueue(Var* var, Opr* opr, bool write) {
     var->queue.push_back({opr, write});
-    ++var->pending_all;
     if (write) ++var->pending_writes;
     Grant(var);
   }
@@ -200,13 +193,10 @@ class ThreadedEngine final : public Engine {
       std::lock_guard<std::mutex> lock(mu_);
       for (const auto& v : opr->reads) {
         --v->running_reads;
-        --v->pending_all;
         Grant(v.get());
-        if (v->pending_all == 0) v->changed.notify_all();
       }
       for (const auto& v : opr->writes) {
         v->running_write = false;
-        --v->pending_all;
         --v->pending_writes;
         v->failure = failure;
         Grant(v.get());

@@ -38,8 +38,6 @@ class Engine {
   virtual bool CanRead(const VarPtr& var) = 0;
   // Waits for the writes pushed so far to `var`; returns the failure recorded on it (ok() if none).
   virtual Failure WaitToRead(const VarPtr& var) = 0;
-  // Waits for the reads and writes pushed so far to `var`.
-  virtual void WaitToWrite(const VarPtr& var) = 0;
   // Runs `callback` once `var` is readable: now on this thread if it already is, else on the callback
   // thread.
   virtual void OnReady(const VarPtr& var, ReadyCallback callback) = 0;

@@ -65,8 +65,6 @@ Desc PlainDesc(const Shape& shape) {
   return Desc(dims, dnnl::memory::data_type::f32, strides);
 }
 
-bool IsPlain(const Desc& desc, const Shape& shape) { return desc == PlainDesc(shape); }
-
 dnnl::primitive_attr BaseAttr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

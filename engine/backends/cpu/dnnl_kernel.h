@@ -20,7 +20,6 @@ dnnl::engine& CpuEngine();
 dnnl::memory::dims ToDims(const Shape& shape);
 // Plain row-major layout of a shape (a scalar is treated as shape (1)).
 Desc PlainDesc(const Shape& shape);
-bool IsPlain(const Desc& desc, const Shape& shape);
 // Attributes every primitive is created with: user-managed scratchpad.
 dnnl::primitive_attr BaseAttr();
 
@@ -40,11 +39,6 @@ class DnnlKernel : public Kernel {
 
   DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make, std::unordered_map<int, ArgSource> args);
   void Execute(const ExecArgs& args) const override;
-
-  // The descriptor made at build time, to read the layouts it chose.
-  const dnnl::primitive_desc_base& pd() const { return base_pd_; }
-  // Binds a primitive argument after construction (e.g. weights reordered to the layout chosen).
-  void Bind(int dnnl_arg, ArgSource source) { args_[dnnl_arg] = std::move(source); }
 
  private:
   struct Variant {
