@@ -51,6 +51,24 @@ std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
   return shapes;
 }
 
+// Parameters that kernels read only in their own layouts: the weights of Convolution and
+// FullyConnected, when nothing else reads them.
+std::vector<int> PackableParameters(const BoundGraph& g) {
+  std::map<int, bool> packable;
+  for (const auto& [id, array] : g.constants) packable[id] = true;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node& node = g.graph.nodes[id];
+    const bool weight_reader = node.op == "Convolution" || node.op == "FullyConnected";
+    for (size_t slot = 0; slot < node.inputs.size(); ++slot)
+      if (!(weight_reader && slot == 1)) packable[node.inputs[slot].node] = false;
+  }
+  for (const NodeEntry& out : g.graph.outputs) packable[out.node] = false;
+  std::vector<int> ids;
+  for (const auto& [id, ok] : packable)
+    if (ok && g.constants.count(id)) ids.push_back(id);
+  return ids;
+}
+
 // One admitted invocation: returns its slot when released, whether the work ran or was skipped.
 class InflightSlot {
  public:
@@ -93,7 +111,10 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
 }
 
 CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
-    : graph_(std::move(graph)), options_(std::move(options)), serial_var_(Engine::Get().NewVar()) {}
+    : graph_(std::move(graph)),
+      options_(std::move(options)),
+      packable_(PackableParameters(graph_)),
+      serial_var_(Engine::Get().NewVar()) {}
 
 std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
                                            const CachedOpOptions& options) {
@@ -138,6 +159,8 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   }
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, types, constants_);
   plans_[key] = plan;
+  // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
+  for (int id : packable_) graph_.constants[id] = constants_.Repack(graph_.constants[id]);
   return plan;
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/constant_cache.h"
 #include "cachedop/plan.h"
 #include "common/device.h"
 #include "graph/bound_graph.h"
@@ -47,6 +47,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   BoundGraph graph_;
   CachedOpOptions options_;
   cpu::ConstantCache constants_;
+  std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
   std::mutex plans_mu_;
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/constant_cache.h"
 #include "graph/bound_graph.h"
 #include "tensor/storage.h"
 

@@ -2,7 +2,7 @@
 // ReLU, on oneDNN using the moving statistics.
 #include <vector>
 
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/constant_cache.h"
 #include "ops/batch_norm.h"
 #include "scheduler/cpu_budget.h"
 

@@ -1,5 +1,5 @@
 // Convolution on oneDNN, with the fused post-ops (ReLU, residual sum) graph passes attach.
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/constant_cache.h"
 #include "ops/convolution.h"
 #include "scheduler/cpu_budget.h"
 

@@ -94,15 +94,6 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
   return out;
 }
 
-std::shared_ptr<void> ConstantCache::Get(const NDArrayPtr& param, const Desc& from, const Desc& to) {
-  if (from == to) return std::shared_ptr<void>(param, param->data());  // already in place: no copy
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& e : entries_)
-    if (e.source == param->data() && e.layout == to) return e.data;
-  entries_.push_back({param->data(), to, ReorderConstant(param->data(), from, to)});
-  return entries_.back().data;
-}
-
 DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make,
                        std::unordered_map<int, ArgSource> args)
     : make_(std::move(make)), base_pd_(std::move(base)), args_(std::move(args)) {

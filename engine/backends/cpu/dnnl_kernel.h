@@ -59,22 +59,6 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
 // A buffer of `bytes`, aligned for oneDNN, counted in the memory statistics.
 std::shared_ptr<void> AllocateConstant(size_t bytes);
 
-// Parameters reordered into the layouts kernels chose, shared by every plan of one cached op so
-// that each parameter is stored once per layout, however many input shapes are compiled.
-class ConstantCache {
- public:
-  std::shared_ptr<void> Get(const NDArrayPtr& param, const Desc& from, const Desc& to);
-
- private:
-  struct Entry {
-    const void* source;
-    Desc layout;
-    std::shared_ptr<void> data;
-  };
-  std::mutex mu_;
-  std::vector<Entry> entries_;
-};
-
 // Sets OpenMP's thread count for this thread's next parallel regions.
 void SetComputeThreads(int threads);
 

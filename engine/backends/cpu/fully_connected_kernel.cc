@@ -1,6 +1,6 @@
 // FullyConnected on oneDNN's inner product. A flattening FC over a 4-D input reads the producer's
 // layout directly (the weights take the matching 4-D view); other cases see row-major 2-D views.
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/constant_cache.h"
 #include "ops/fully_connected.h"
 #include "scheduler/cpu_budget.h"
 
