@@ -137,6 +137,9 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
     for (const auto& name : op->input_names()) {
       auto it = options.data_shapes.find(name);
       Check(it != options.data_shapes.end(), QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes' lacks input '" + name + "'");
+      for (int64_t d : it->second)
+        Check(d > 0, QV_ERR_SHAPE, "flag 'data_shapes': input '" + name + "' has an empty dimension in " +
+                                       ShapeToString(it->second));
       types.push_back({it->second, DType::kFloat32});
     }
     op->PlanFor(types);
