@@ -147,21 +147,31 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
   return op;
 }
 
-std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& types) {
-  std::vector<Shape> key;
-  for (const auto& t : types) key.push_back(t.shape);
+std::shared_ptr<const Plan> CachedOp::FindPlan(const std::vector<Shape>& key) {
   std::lock_guard<std::mutex> lock(plans_mu_);
   auto it = plans_.find(key);
   if (it != plans_.end()) return it->second;
   if (options_.static_shape && !plans_.empty()) {
-    std::string expected;
+    std::string expected, got;
     for (const auto& s : plans_.begin()->first) expected += ShapeToString(s) + " ";
-    std::string got;
     for (const auto& s : key) got += ShapeToString(s) + " ";
     throw Error(QV_ERR_SHAPE, "static_shape op was compiled for input shapes " + expected + "and cannot take " + got);
   }
+  return nullptr;
+}
+
+std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& types) {
+  std::vector<Shape> key;
+  for (const auto& t : types) key.push_back(t.shape);
+  if (auto plan = FindPlan(key)) return plan;
+  // Compiling takes a while: invocations whose plan exists go on meanwhile; compilations queue.
+  std::lock_guard<std::mutex> compiling(compile_mu_);
+  if (auto plan = FindPlan(key)) return plan;
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, types, constants_);
-  plans_[key] = plan;
+  {
+    std::lock_guard<std::mutex> lock(plans_mu_);
+    plans_[key] = plan;
+  }
   // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
   for (int id : packable_) graph_.constants[id] = constants_.Repack(graph_.constants[id]);
   return plan;

@@ -42,13 +42,16 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
  private:
   CachedOp(BoundGraph graph, CachedOpOptions options);
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
+  // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
+  std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
   void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;
 
   BoundGraph graph_;
   CachedOpOptions options_;
   cpu::ConstantCache constants_;
   std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
-  std::mutex plans_mu_;
+  std::mutex compile_mu_;  // one compilation at a time; guards graph_ and constants_
+  std::mutex plans_mu_;    // guards plans_
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them

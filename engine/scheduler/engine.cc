@@ -110,7 +110,7 @@ class ThreadedEngine final : public Engine {
 
   void WaitAll() override {
     std::unique_lock<std::mutex> lock(mu_);
-    all_done_.wait(lock, [&] { return outstanding_ == 0; });
+    all_done_.wait(lock, [&] { return outstanding_ == 0 && callbacks_.empty() && !callback_running_; });
   }
 
   int num_workers() const override { return num_workers_; }
@@ -226,12 +226,17 @@ class ThreadedEngine final : public Engine {
         callback_available_.wait(lock, [&] { return !callbacks_.empty() && !stopping_; });
         pending = std::move(callbacks_.front());
         callbacks_.pop_front();
+        callback_running_ = true;
       }
       try {
         pending.callback(pending.failure);
       } catch (...) {
         // A callback that throws is the caller's bug; it must not take the callback thread down.
       }
+      pending = PendingCallback();  // release what the callback held before WaitAll can return
+      std::lock_guard<std::mutex> lock(mu_);
+      callback_running_ = false;
+      all_done_.notify_all();
     }
   }
 
@@ -249,6 +254,7 @@ class ThreadedEngine final : public Engine {
   std::deque<PendingCallback> callbacks_;
   int64_t outstanding_ = 0;
   int running_ = 0;
+  bool callback_running_ = false;
   bool stopping_ = false;
   int num_workers_ = 0;
 };

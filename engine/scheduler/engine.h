@@ -41,7 +41,7 @@ class Engine {
   // Runs `callback` once `var` is readable: now on this thread if it already is, else on the callback
   // thread.
   virtual void OnReady(const VarPtr& var, ReadyCallback callback) = 0;
-  // Waits until every piece of work pushed so far has finished.
+  // Waits until every piece of work pushed so far has finished and its OnReady callbacks have run.
   virtual void WaitAll() = 0;
 
   // Number of worker threads (equal to the compute-thread budget).

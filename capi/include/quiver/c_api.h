@@ -182,8 +182,9 @@ QV_EXPORT int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHand
  * ends. Never blocks. */
 QV_EXPORT int QvNDArrayFree(QvNDArrayHandle a);
 
-/* Blocks until all work pushed before the call, by any thread, has finished. Returns QV_OK even if some
- * of that work failed (each failure is reported by the arrays it affected). */
+/* Blocks until all work pushed before the call, by any thread, has finished and the OnReady callbacks
+ * it triggered have returned. Returns QV_OK even if some of that work failed (each failure is reported
+ * by the arrays it affected). Must not be called from an OnReady callback. */
 QV_EXPORT int QvWaitAll(void);
 
 /* ---------------------------------------------------------------------------------------------------
