@@ -1,5 +1,8 @@
 #include "tensor/storage.h"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -10,7 +13,24 @@
 
 namespace qv {
 
+namespace {
+
+// Linux overcommits: an allocation larger than the machine may still "succeed" and the process is
+// killed when the pages are touched. Larger than physical memory is refused up front instead.
+size_t PhysicalMemoryBytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
+  }();
+  return bytes;
+}
+
+}  // namespace
+
 std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
+  if (bytes > PhysicalMemoryBytes())
+    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the machine has " +
+                                          std::to_string(PhysicalMemoryBytes()) + " bytes of memory");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);
