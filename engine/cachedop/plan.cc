@@ -1,5 +1,7 @@
 #include "cachedop/plan.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -182,6 +184,11 @@ class Plan::Builder {
 
 std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const std::vector<TensorType>& inputs,
                                     cpu::ConstantCache& constants) {
+  // Compiling sets OpenMP's thread count on the calling thread, which belongs to the caller.
+  struct RestoreThreads {
+    int threads = omp_get_max_threads();
+    ~RestoreThreads() { omp_set_num_threads(threads); }
+  } restore;
   auto plan = std::unique_ptr<Plan>(new Plan());
   Builder(graph, inputs, constants, plan.get()).Build();
   return plan;

@@ -1,0 +1,51 @@
+#include "cachedop/cached_op.h"
+
+#include <omp.h>
+
+#include <catch2/catch.hpp>
+
+#include "graph/symbol_json.h"
+
+using namespace qv;
+
+namespace {
+
+const char* kConvRelu = R"json({
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "null", "name": "w", "inputs": []},
+    {"op": "Convolution", "name": "conv", "attrs": {"kernel": "(3, 3)", "num_filter": "8", "no_bias": "True"},
+     "inputs": [[0, 0, 0], [1, 0, 0]]},
+    {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[2, 0, 0]]}
+  ],
+  "heads": [[3, 0, 0]]
+})json";
+
+}  // namespace
+
+TEST_CASE("compiling a plan leaves the caller's OpenMP thread count alone", "[cachedop]") {
+  NDArrayPtr w = NDArray::Create({8, 3, 3, 3}, DType::kFloat32);
+  auto op = CachedOp::Create(ParseSymbolJson(kConvRelu), {{"w", w}}, CachedOpOptions::Parse({}, true));
+  omp_set_num_threads(3);
+  std::vector<NDArrayPtr> outputs;
+  op->Invoke({NDArray::Create({1, 3, 10, 10}, DType::kFloat32)}, &outputs);
+  REQUIRE(omp_get_max_threads() == 3);
+  REQUIRE(Engine::Get().WaitToRead(outputs[0]->var()).ok());
+  REQUIRE(outputs[0]->shape() == Shape{1, 8, 8, 8});
+}
+
+TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]") {
+  NDArrayPtr w = NDArray::Create({8, 3, 3, 3}, DType::kFloat32);
+  auto op = CachedOp::Create(ParseSymbolJson(kConvRelu), {{"w", w}},
+                             CachedOpOptions::Parse({{"static_shape", "true"}}, true));
+  std::vector<NDArrayPtr> first, second;
+  op->Invoke({NDArray::Create({1, 3, 10, 10}, DType::kFloat32)}, &first);
+  try {
+    op->Invoke({NDArray::Create({2, 3, 10, 10}, DType::kFloat32)}, &second);
+    FAIL("a second shape was accepted");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_SHAPE);
+    REQUIRE(std::string(e.what()).find("(2, 3, 10, 10)") != std::string::npos);
+  }
+  REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());
+}
