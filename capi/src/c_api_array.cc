@@ -51,7 +51,14 @@ struct LoadResult {
 };
 thread_local LoadResult t_load;
 
-void Publish(NamedArrays loaded, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {
+// Checks the out-pointers, loads, and hands out the result; `load` runs only if the pointers are valid.
+template <typename Load>
+void Publish(Load load, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {
+  capi::Require(n, "n");
+  capi::Require(arrays, "arrays");
+  capi::Require(n_names, "n_names");
+  capi::Require(names, "names");
+  NamedArrays loaded = load();
   LoadResult result;
   for (auto& a : loaded.arrays) result.handles.push_back(capi::NewHandle(std::move(a)));
   result.names = std::move(loaded.names);
@@ -93,10 +100,7 @@ int QvNDArrayCreateFromBuffer(void* data, const int64_t* shape, uint32_t ndim, i
 int QvNDArrayLoad(const char* path, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {
   return capi::Guard([&] {
     capi::Require(path, "path");
-    for (const void* p : {static_cast<const void*>(n), static_cast<const void*>(arrays),
-                          static_cast<const void*>(n_names), static_cast<const void*>(names)})
-      capi::Require(p, "an output pointer");
-    Publish(LoadParamsFile(path), n, arrays, n_names, names);
+    Publish([&] { return LoadParamsFile(path); }, n, arrays, n_names, names);
   });
 }
 
@@ -104,10 +108,7 @@ int QvNDArrayLoadFromBuffer(const void* buf, size_t size, uint32_t* n, QvNDArray
                             const char*** names) {
   return capi::Guard([&] {
     capi::Require(buf, "buf");
-    for (const void* p : {static_cast<const void*>(n), static_cast<const void*>(arrays),
-                          static_cast<const void*>(n_names), static_cast<const void*>(names)})
-      capi::Require(p, "an output pointer");
-    Publish(LoadParams(buf, size), n, arrays, n_names, names);
+    Publish([&] { return LoadParams(buf, size); }, n, arrays, n_names, names);
   });
 }
 

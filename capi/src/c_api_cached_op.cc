@@ -43,8 +43,8 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
     auto op = CachedOp::Create(sym->graph, bound, CachedOpOptions::Parse(flags, thread_safe != 0));
     auto* h = new QvCachedOp_();
     h->op = std::move(op);
-    for (const auto& n : h->op->input_names()) h->input_ptrs.push_back(n.c_str());
-    for (const auto& n : h->op->output_names()) h->output_ptrs.push_back(n.c_str());
+    h->inputs = capi::NameList(h->op->input_names());
+    h->outputs = capi::NameList(h->op->output_names());
     *out = h;
   });
 }
@@ -52,20 +52,14 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
 int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
     capi::Require(op, "cached op");
-    capi::Require(n, "n");
-    capi::Require(names, "names");
-    *n = static_cast<uint32_t>(op->input_ptrs.size());
-    *names = op->input_ptrs.data();
+    op->inputs.Publish(n, names);
   });
 }
 
 int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
     capi::Require(op, "cached op");
-    capi::Require(n, "n");
-    capi::Require(names, "names");
-    *n = static_cast<uint32_t>(op->output_ptrs.size());
-    *names = op->output_ptrs.data();
+    op->outputs.Publish(n, names);
   });
 }
 

@@ -14,8 +14,8 @@ QvSymbolHandle MakeSymbol(Graph graph) {
   s->graph = std::move(graph);
   for (int id : ListVariables(s->graph)) s->input_names.push_back(s->graph.nodes[id].name);
   s->output_names = ListOutputNames(s->graph);
-  for (const auto& n : s->input_names) s->input_ptrs.push_back(n.c_str());
-  for (const auto& n : s->output_names) s->output_ptrs.push_back(n.c_str());
+  s->inputs = capi::NameList(s->input_names);
+  s->outputs = capi::NameList(s->output_names);
   return s;
 }
 
@@ -42,20 +42,14 @@ int QvSymbolCreateFromJSON(const char* json, QvSymbolHandle* out) {
 int QvSymbolListInputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
     capi::Require(s, "symbol");
-    capi::Require(n, "n");
-    capi::Require(names, "names");
-    *n = static_cast<uint32_t>(s->input_ptrs.size());
-    *names = s->input_ptrs.data();
+    s->inputs.Publish(n, names);
   });
 }
 
 int QvSymbolListOutputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
     capi::Require(s, "symbol");
-    capi::Require(n, "n");
-    capi::Require(names, "names");
-    *n = static_cast<uint32_t>(s->output_ptrs.size());
-    *names = s->output_ptrs.data();
+    s->outputs.Publish(n, names);
   });
 }
 

@@ -11,10 +11,35 @@
 #include "graph/graph.h"
 #include "tensor/ndarray.h"
 
+namespace qv::capi {
+
+void Require(const void* pointer, const char* what);  // QV_ERR_INVALID_ARGUMENT naming it if null
+
+// A list of names as the C API hands it out: pointers into strings that outlive the list.
+class NameList {
+ public:
+  NameList() = default;
+  explicit NameList(const std::vector<std::string>& names) {
+    for (const auto& name : names) ptrs_.push_back(name.c_str());
+  }
+  // Sets *n and *names (both checked for NULL).
+  void Publish(uint32_t* n, const char*** names) const {
+    Require(n, "n");
+    Require(names, "names");
+    *n = static_cast<uint32_t>(ptrs_.size());
+    *names = const_cast<const char**>(ptrs_.data());
+  }
+
+ private:
+  std::vector<const char*> ptrs_;
+};
+
+}  // namespace qv::capi
+
 struct QvSymbol_ {
   qv::Graph graph;
   std::vector<std::string> input_names, output_names;
-  std::vector<const char*> input_ptrs, output_ptrs;
+  qv::capi::NameList inputs, outputs;
 };
 
 // Reference-counted so that an OnReady callback can be handed the caller's own handle even if the
@@ -26,7 +51,7 @@ struct QvNDArray_ {
 
 struct QvCachedOp_ {
   std::shared_ptr<qv::CachedOp> op;
-  std::vector<const char*> input_ptrs, output_ptrs;
+  qv::capi::NameList inputs, outputs;  // into the op's own names
 };
 
 namespace qv::capi {
@@ -36,8 +61,6 @@ void SetLastError(const std::string& message);
 // Runs `body`, returning QV_OK, or the status of what it threw (recording the message).
 template <typename Body>
 int Guard(Body&& body) noexcept;
-
-void Require(const void* pointer, const char* what);  // QV_ERR_INVALID_ARGUMENT naming it if null
 
 QvNDArrayHandle NewHandle(NDArrayPtr array);
 void RetainHandle(QvNDArrayHandle h);

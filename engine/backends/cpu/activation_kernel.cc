@@ -3,7 +3,6 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/activation.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -50,12 +49,10 @@ KernelBuild BuildActivation(const KernelRequest& req) {
     dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, data, 0.f, 0.f);
     return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
-  build.kernel = std::make_unique<DnnlKernel>(make(), threads, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
   return build;
 }
 

@@ -4,7 +4,6 @@
 
 #include "backends/cpu/constant_cache.h"
 #include "ops/batch_norm.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -38,8 +37,6 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
     dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, data, eps, flags);
     return dnnl::primitive_desc_base(dnnl::batch_normalization_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   auto base = make();
 
   const Desc vec({c}, memory::data_type::f32, memory::format_tag::a);
@@ -55,7 +52,7 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   build.runtime_inputs = {0};
   build.input_descs = {data};
   build.output_descs = {data};
-  build.kernel = std::make_unique<DnnlKernel>(base, threads, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, make, std::move(args));
   return build;
 }
 

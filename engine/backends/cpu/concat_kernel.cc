@@ -2,7 +2,6 @@
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -19,15 +18,13 @@ KernelBuild BuildConcat(const KernelRequest& req) {
     build.runtime_inputs.push_back(static_cast<int>(i));
     args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = {ArgSource::kInput, static_cast<int>(i), nullptr, srcs.back()};
   }
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(dim, srcs, CpuEngine(), BaseAttr());
   const Desc dst = base.dst_desc(0);
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   auto make = [=] { return dnnl::primitive_desc_base(dnnl::concat::primitive_desc(dst, dim, srcs, CpuEngine(), BaseAttr())); };
   build.input_descs = srcs;
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(base, threads, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, make, std::move(args));
   return build;
 }
 

@@ -1,7 +1,6 @@
 // Convolution on oneDNN, with the fused post-ops (ReLU, residual sum) graph passes attach.
 #include "backends/cpu/constant_cache.h"
 #include "ops/convolution.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -46,8 +45,6 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
                                       wei, bias_desc, dst, strides, dilates, pad, pad);
     return dnnl::primitive_desc_base(dnnl::convolution_forward::primitive_desc(d, attr, CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   auto base = dnnl::convolution_forward::primitive_desc(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                       src_any, wei_any, bias_desc, dst_any, strides, dilates, pad, pad),
@@ -70,7 +67,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
     build.accumulate_input = 1;
   }
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make(src, wei, dst); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make(src, wei, dst); }, std::move(args));
   return build;
 }
 

@@ -94,10 +94,9 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
   return out;
 }
 
-DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make,
-                       std::unordered_map<int, ArgSource> args)
-    : make_(std::move(make)), base_pd_(std::move(base)), args_(std::move(args)) {
-  variants_[base_threads] = Variant{dnnl::primitive(base_pd_.get()), base_pd_.scratchpad_desc().get_size()};
+DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args)
+    : make_(std::move(make)), args_(std::move(args)) {
+  variants_[omp_get_max_threads()] = Variant{dnnl::primitive(base.get()), base.scratchpad_desc()};
 }
 
 const DnnlKernel::Variant& DnnlKernel::VariantFor(int threads) const {
@@ -106,7 +105,7 @@ const DnnlKernel::Variant& DnnlKernel::VariantFor(int threads) const {
   if (it != variants_.end()) return it->second;
   SetComputeThreads(threads);
   dnnl::primitive_desc_base pd = make_();
-  return variants_[threads] = Variant{dnnl::primitive(pd.get()), pd.scratchpad_desc().get_size()};
+  return variants_[threads] = Variant{dnnl::primitive(pd.get()), pd.scratchpad_desc()};
 }
 
 void DnnlKernel::Execute(const ExecArgs& exec) const {
@@ -123,14 +122,9 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
     }
     args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
   }
-  if (variant.scratchpad_bytes > 0) {
-    args.emplace(DNNL_ARG_SCRATCHPAD,
-                 dnnl::memory(base_pd_.scratchpad_desc().get_size() == variant.scratchpad_bytes
-                                  ? base_pd_.scratchpad_desc()
-                                  : Desc({static_cast<dnnl::memory::dim>(variant.scratchpad_bytes)},
-                                         dnnl::memory::data_type::u8, dnnl::memory::format_tag::a),
-                              CpuEngine(), t_scratchpad.Get(variant.scratchpad_bytes)));
-  }
+  const size_t scratchpad_bytes = variant.scratchpad.get_size();
+  if (scratchpad_bytes > 0)
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(variant.scratchpad, CpuEngine(), t_scratchpad.Get(scratchpad_bytes)));
   dnnl::stream& stream = ThreadStream();
   variant.primitive.execute(stream, args);
   stream.wait();

@@ -33,22 +33,22 @@ struct ArgSource {
 
 class DnnlKernel : public Kernel {
  public:
-  // `make` re-creates the descriptor with the concrete layouts `base` chose; it is called with OpenMP
-  // set to the thread count of the variant being made. `base` was made with `base_threads`.
+  // `base` was made under the calling thread's current OpenMP thread count (plans are compiled with
+  // the whole budget). `make` re-creates it with the concrete layouts `base` chose; it is called with
+  // OpenMP set to the thread count of the variant being made.
   using MakePd = std::function<dnnl::primitive_desc_base()>;
 
-  DnnlKernel(dnnl::primitive_desc_base base, int base_threads, MakePd make, std::unordered_map<int, ArgSource> args);
+  DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args);
   void Execute(const ExecArgs& args) const override;
 
  private:
   struct Variant {
     dnnl::primitive primitive;
-    size_t scratchpad_bytes = 0;
+    Desc scratchpad;
   };
   const Variant& VariantFor(int threads) const;
 
   MakePd make_;
-  dnnl::primitive_desc_base base_pd_;
   std::unordered_map<int, ArgSource> args_;
   mutable std::mutex mu_;
   mutable std::map<int, Variant> variants_;

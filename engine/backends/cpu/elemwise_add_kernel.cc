@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -68,15 +67,13 @@ KernelBuild BuildAdd(const KernelRequest& req) {
     dnnl::binary::desc d(dnnl::algorithm::binary_add, layout, layout, layout);
     return dnnl::primitive_desc_base(dnnl::binary::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};
   args[DNNL_ARG_SRC_1] = {ArgSource::kInput, 1, nullptr, layout};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
   build.input_descs = {layout, layout};
   build.output_descs = {layout};
-  build.kernel = std::make_unique<DnnlKernel>(make(), threads, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
   return build;
 }
 

@@ -2,7 +2,6 @@
 // layout directly (the weights take the matching 4-D view); other cases see row-major 2-D views.
 #include "backends/cpu/constant_cache.h"
 #include "ops/fully_connected.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -38,8 +37,6 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
     dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, wei, bias, dst);
     return dnnl::primitive_desc_base(dnnl::inner_product_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   const dnnl::primitive_desc_base base = make_with(wei_any);
   const Desc wei = base.weights_desc(0);
 
@@ -53,7 +50,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   build.runtime_inputs = {0};
   build.input_descs = {input_desc};
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
-  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make_with(wei); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make_with(wei); }, std::move(args));
   return build;
 }
 

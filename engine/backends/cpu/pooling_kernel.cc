@@ -5,7 +5,6 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/pooling.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 namespace {
@@ -76,8 +75,6 @@ KernelBuild BuildPooling(const KernelRequest& req) {
                                   pad_r);
     return dnnl::primitive_desc_base(dnnl::pooling_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   auto base = make_with(Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any));
   const Desc dst = base.dst_desc();
   std::unordered_map<int, ArgSource> args;
@@ -85,7 +82,7 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   build.input_descs = {src};
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(base, threads, [=] { return make_with(dst); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make_with(dst); }, std::move(args));
   return build;
 }
 

@@ -1,5 +1,4 @@
 #include "backends/cpu/dnnl_kernel.h"
-#include "scheduler/cpu_budget.h"
 
 namespace qv::cpu {
 
@@ -7,12 +6,10 @@ std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to) {
   auto make = [=] {
     return dnnl::primitive_desc_base(dnnl::reorder::primitive_desc(CpuEngine(), from, CpuEngine(), to, BaseAttr()));
   };
-  const int threads = CpuBudget::Get().threads();
-  SetComputeThreads(threads);
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_FROM] = {ArgSource::kInput, 0, nullptr, from};
   args[DNNL_ARG_TO] = {ArgSource::kOutput, 0, nullptr, to};
-  return std::make_unique<DnnlKernel>(make(), threads, make, std::move(args));
+  return std::make_unique<DnnlKernel>(make(), make, std::move(args));
 }
 
 namespace {
