@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite:
-# the Catch2 engine and C API suites and the C programs, all under CTest.
+# Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
+# engine and C API suites and the C programs (CTest), then the Python package's suite (pytest).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="$(bash scripts/build.sh)"
 export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
-cd "$build_dir"
-ctest --output-on-failure -j"$(nproc)" --timeout 600
+python="$(bash scripts/build_python.sh)"
+(cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
+"$python" -m pytest -q -p no:cacheprovider tests/python

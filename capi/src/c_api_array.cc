@@ -140,6 +140,16 @@ int QvNDArrayGetDevice(QvNDArrayHandle a, int* dev_type, int* dev_id) {
   });
 }
 
+int QvNDArrayGetData(QvNDArrayHandle a, void** data) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(data, "data");
+    Check(arr->device().type == QV_CPU, QV_ERR_DEVICE,
+          "QvNDArrayGetData reads CPU arrays only; this array is on " + arr->device().ToString());
+    *data = arr->data();
+  });
+}
+
 int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void* data, size_t nbytes) {
   return capi::Guard([&] {
     const NDArrayPtr arr = capi::ArrayOf(a, "array");

@@ -225,6 +225,9 @@ TEST_CASE("NULL handles and NULL out-pointers fail with QV_ERR_INVALID_ARGUMENT 
     EXPECT_QV_FAILURE(QvNDArrayGetDevice(nullptr, &value, &value), inv, "null");
     EXPECT_QV_FAILURE(QvNDArrayGetDevice(array, nullptr, &value), inv, "null");
     EXPECT_QV_FAILURE(QvNDArrayGetDevice(array, &value, nullptr), inv, "null");
+    void* data_out = nullptr;
+    EXPECT_QV_FAILURE(QvNDArrayGetData(nullptr, &data_out), inv, "null");
+    EXPECT_QV_FAILURE(QvNDArrayGetData(array, nullptr), inv, "null");
     EXPECT_QV_FAILURE(QvNDArraySyncCopyFromCPU(nullptr, buffer, sizeof(buffer)), inv, "null");
     EXPECT_QV_FAILURE(QvNDArraySyncCopyFromCPU(array, nullptr, sizeof(buffer)), inv, "null");
     EXPECT_QV_FAILURE(QvNDArraySyncCopyToCPU(nullptr, buffer, sizeof(buffer)), inv, "null");

@@ -152,6 +152,13 @@ QV_EXPORT int QvNDArrayGetDType(QvNDArrayHandle a, int *dtype);
 /* The array's QvDeviceType code and device id. Never blocks. */
 QV_EXPORT int QvNDArrayGetDevice(QvNDArrayHandle a, int *dev_type, int *dev_id);
 
+/* The address of a CPU array's first element, for reading results in place (bindings hand it to numpy
+ * or a direct ByteBuffer). Valid while the handle lives. The memory holds the result of the work that
+ * writes the array only once the array is readable (CanRead / WaitToRead / OnReady); writing to it
+ * while work reads the array is the caller's race. Fails with QV_ERR_DEVICE for an array on another
+ * device. Never blocks. */
+QV_EXPORT int QvNDArrayGetData(QvNDArrayHandle a, void **data);
+
 /* Copies nbytes (which must equal the array's size in bytes) from `data` into the array. Blocks until
  * pending reads and writes of the array have finished, then copies. */
 QV_EXPORT int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void *data, size_t nbytes);
@@ -172,6 +179,7 @@ QV_EXPORT int QvNDArrayWaitToRead(QvNDArrayHandle a);
 /* Calls callback(a, status, user) exactly once when the array becomes readable; status is QV_OK or the
  * failure code of the work that produced it. If the array is readable already, the callback runs at
  * once on the calling thread; otherwise on the runtime's callback thread, never on a compute thread.
+ * When status is not QV_OK, QvGetLastError() called inside the callback returns the failure's message.
  * Callbacks run one at a time, must not block, and may call any Qv* function except QvWaitAll and
  * QvNDArrayWaitToRead. The callback receives the handle it was registered on, which stays valid until
  * the callback returns even if the caller freed it meanwhile. */

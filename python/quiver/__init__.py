@@ -1,0 +1,55 @@
+"""Quiver: a thread-safe, asynchronous inference runtime for MXNet models.
+
+    import quiver
+    with quiver.Predictor("model/resnet18_v1", input_descs=[quiver.DataDesc("data", (1, 3, 224, 224))]) as p:
+        scores = p.predict(batch)                # numpy in, numpy out
+        future = p.predict_async(batch)          # future.done() never blocks
+        scores = await p.apredict(batch)         # asyncio
+"""
+from __future__ import annotations
+
+import atexit
+from typing import NamedTuple, Tuple
+
+from . import capi
+from .data_desc import DataDesc
+from .errors import (BusyError, ClosedError, DeviceError, InternalError, InvalidArgumentError, NotFoundError,
+                     OutOfMemoryError, ParseError, QuiverError, ShapeError, UnsupportedError)
+from .classifier import Classifier
+from .future import Future
+from .image import ImageTransform
+from .image_classifier import ImageClassifier
+from .object_detector import ObjectDetector
+from .predictor import Predictor
+
+__all__ = [
+    "BusyError", "Classifier", "ClosedError", "DataDesc", "DeviceError", "Future", "ImageClassifier",
+    "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
+    "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "ShapeError", "UnsupportedError",
+    "memory_stats", "version", "wait_all",
+]
+
+
+class MemoryStats(NamedTuple):
+    """Native memory held by the runtime (QvGetMemoryStats)."""
+    bytes_in_use: int
+    arrays_alive: int
+
+
+def memory_stats() -> MemoryStats:
+    """Bytes of native array storage, parameters and workspaces, and arrays alive."""
+    return MemoryStats(*capi.QvGetMemoryStats())
+
+
+def version() -> Tuple[int, int, int]:
+    """The native library's (major, minor, patch)."""
+    return tuple(capi.QvGetVersion())  # type: ignore[return-value]
+
+
+def wait_all() -> None:
+    """Waits until all submitted work, and the callbacks it triggered, has finished."""
+    capi.QvWaitAll()
+
+
+# Finish native work (and its Python callbacks) before the interpreter shuts down.
+atexit.register(capi.QvWaitAll)

@@ -1,0 +1,140 @@
+"""Future: the outputs of one asynchronous prediction, completed by the runtime's OnReady callback."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, List, Optional
+
+from . import capi
+from .errors import QuiverError, error_for
+
+_log = logging.getLogger("quiver")
+
+
+class Future:
+    """The result of :meth:`Predictor.predict_async`.
+
+    Completion comes from the runtime (``QvNDArrayOnReady``), not from a polling thread. ``done()``
+    never blocks. Results are numpy arrays viewing the runtime's output memory (no copy).
+    """
+
+    def __init__(self, outputs: List[Any], keepalive: Any, unpack: Callable[[List[Any]], Any]) -> None:
+        self._outputs = outputs          # native output handles, ours until collected
+        self._keepalive = keepalive      # input memory the computation reads, dropped when it ends
+        self._unpack = unpack
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._pending = len(outputs)
+        self._failure: Optional[QuiverError] = None
+        self._callbacks: List[Callable[["Future"], Any]] = []
+        self._result: Any = None
+        self._collected = False
+        # Each registration holds a reference to this future until the runtime calls it back, which
+        # keeps the inputs alive even if the caller drops the future.
+        for handle in outputs:
+            capi.on_ready(handle, self._on_ready)
+
+    def done(self) -> bool:
+        """True once the prediction has finished (successfully or not). Never blocks."""
+        if self._finished.is_set():
+            return True
+        with self._lock:
+            if self._collected:
+                return True
+            return all(capi.QvNDArrayCanRead(handle) for handle in self._outputs)
+
+    def running(self) -> bool:
+        return not self.done()
+
+    def cancel(self) -> bool:
+        """Quiver cannot cancel a submitted prediction: returns False, as for a running future."""
+        return False
+
+    def cancelled(self) -> bool:
+        return False
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """The prediction's output(s), waiting up to `timeout` seconds (None: no limit).
+
+        Raises TimeoutError when it does not finish in time, or the QuiverError the computation failed
+        with (for example ShapeError), naming the problem.
+        """
+        if not self._finished.wait(timeout):
+            raise TimeoutError(f"the prediction did not finish within {timeout} s")
+        with self._lock:
+            if not self._collected:
+                self._collect()
+        if self._failure is not None:
+            raise self._failure
+        return self._result
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        """The exception the prediction failed with, or None; waits like result()."""
+        try:
+            self.result(timeout)
+        except TimeoutError:
+            raise
+        except QuiverError as error:
+            return error
+        return None
+
+    def add_done_callback(self, fn: Callable[["Future"], Any]) -> None:
+        """Calls fn(future) when the prediction finishes: at once if it has, otherwise on Quiver's
+        callback thread. Callbacks must not block for long; exceptions they raise are logged."""
+        with self._lock:
+            if self._callbacks is not None and not self._finished.is_set():
+                self._callbacks.append(fn)
+                return
+        self._call(fn)
+
+    def __del__(self) -> None:
+        # Output handles never turned into numpy arrays (the result was never asked for).
+        for handle in getattr(self, "_outputs", ()):
+            capi.QvNDArrayFree(handle)
+
+    # -- runtime side -------------------------------------------------------------------------------
+
+    def _on_ready(self, status: int, message: str) -> None:
+        with self._lock:
+            if status != capi.QV_OK and self._failure is None:
+                self._failure = error_for(status, message)
+            self._pending -= 1
+            if self._pending:
+                return
+            self._keepalive = None
+            self._finished.set()
+            callbacks, self._callbacks = self._callbacks, None
+        for fn in callbacks:
+            self._call(fn)
+
+    def _collect(self) -> None:
+        outputs, self._outputs = self._outputs, []
+        self._collected = True
+        if self._failure is not None:
+            for handle in outputs:
+                capi.QvNDArrayFree(handle)
+            return
+        try:
+            self._result = self._unpack(to_numpy(outputs))
+        except QuiverError as error:
+            self._failure = error
+
+    def _call(self, fn: Callable[["Future"], Any]) -> None:
+        try:
+            fn(self)
+        except Exception:  # a user callback's failure must not reach the runtime's thread
+            _log.exception("quiver: exception in a Future done-callback")
+
+
+def to_numpy(outputs: List[Any]) -> List[Any]:
+    """numpy views of readable output handles; ownership of every handle moves to its array (on failure
+    the handles not yet converted are freed)."""
+    arrays = []
+    for index, handle in enumerate(outputs):
+        try:
+            arrays.append(capi.array_to_numpy(handle))
+        except BaseException:
+            for rest in outputs[index:]:
+                capi.QvNDArrayFree(rest)
+            raise
+    return arrays

@@ -1,0 +1,40 @@
+"""ImageClassifier: a Classifier that takes images (PIL, paths, HxWxC uint8 arrays)."""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .classifier import Classification, Classifier
+from .image import IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, as_image_list, model_image_size
+
+
+class ImageClassifier(Classifier):
+    """Classifies images with an image model (NCHW or NHWC float input).
+
+    Preprocessing (documented defaults, the Gluon model zoo's): resize the shorter side to
+    ``resize_short`` (default: 256/224 of the input size, so 256 for 224x224), center-crop to the input
+    size, then per channel (pixel - mean) / std on 0-255 RGB values with ImageNet's statistics.
+
+    Takes Classifier's arguments, and the keywords:
+        image_size: (height, width) of the model input; default from input_descs, else (224, 224).
+        resize_short, mean, std: the preprocessing above.
+    """
+
+    def _configure(self, model_dir: Optional[str], image_size: Optional[Tuple[int, int]] = None,
+                   resize_short: Optional[int] = None, mean: Sequence[float] = IMAGENET_MEAN,
+                   std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
+        super()._configure(model_dir, **extras)
+        size = image_size or model_image_size(self.input_desc(), (224, 224))
+        self.transform = ImageTransform(size, resize_short or round(min(size) * 256 / 224), tuple(mean), tuple(std))
+
+    def preprocess(self, images: Any) -> np.ndarray:
+        """The model input for one image or a sequence of them (a batch, in the input's layout)."""
+        batch = self.transform.batch(as_image_list(images)[0])
+        desc = self.input_desc()
+        return batch.transpose(0, 2, 3, 1) if desc is not None and desc.layout == "NHWC" else batch
+
+    def classify(self, images: Union[ImageLike, Sequence[ImageLike]], top_k: Optional[int] = 5
+                 ) -> List[Classification]:
+        """For each image (one, or a sequence), ``[(label, probability), ...]`` best first."""
+        return self.top_k(self.predict(self.preprocess(images)), top_k)

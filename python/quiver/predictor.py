@@ -1,0 +1,277 @@
+"""Predictor: one loaded model, shared by any number of threads, with sync, future and asyncio calls."""
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any, Dict, IO, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import capi
+from ._handle import NativeHandle
+from .data_desc import DataDesc
+from .errors import InvalidArgumentError, NotFoundError
+from .future import Future, to_numpy
+
+ArrayLike = Any
+Inputs = Union[ArrayLike, Mapping[str, ArrayLike], Sequence[ArrayLike]]
+Source = Union[str, bytes, bytearray, memoryview, IO[bytes], IO[str]]
+
+
+class Predictor:
+    """Runs an MXNet model (``-symbol.json`` + ``.params``) with Quiver.
+
+    The model is compiled and its parameters are loaded once; one Predictor is safe to share across
+    threads, and any batch size runs (a plan is compiled per new input shape, once).
+
+    Args:
+        model_prefix: path prefix of ``<prefix>-symbol.json`` and ``<prefix>-<epoch:04d>.params``.
+        epoch: the epoch number in the params file name.
+        input_descs: the data inputs (names, shapes to compile ahead of time, dtypes, layouts). When
+            omitted, inputs are the symbol's non-parameter variables, taking float32.
+        device: ``"cpu"`` or ``"gpu(N)"``.
+        max_inflight: predictions admitted at once; one more raises BusyError instead of queueing.
+        thread_safe: False runs invocations one after another with a single workspace.
+        static_shape: True fixes the input shapes at the first prediction.
+        options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
+
+    Inputs are read in place, without copying, when they already are C-contiguous arrays of the input's
+    dtype: do not write to them until the prediction has finished. Outputs are numpy arrays over the
+    runtime's memory (no copy). Use as a context manager, or call close(), to release native memory.
+    """
+
+    def __init__(self, model_prefix: Union[str, os.PathLike], epoch: int = 0,
+                 input_descs: Optional[Sequence[DataDesc]] = None, device: str = "cpu",
+                 max_inflight: int = 64, *, thread_safe: bool = True, static_shape: bool = False,
+                 options: Optional[Mapping[str, Any]] = None, **extras: Any) -> None:
+        prefix = os.fspath(model_prefix)
+        symbol = capi.QvSymbolCreateFromFile(f"{prefix}-symbol.json")
+        try:
+            params = capi.QvNDArrayLoad(f"{prefix}-{epoch:04d}.params")
+            self._create(symbol, params, input_descs, device, max_inflight, thread_safe, static_shape, options)
+        finally:
+            capi.QvSymbolFree(symbol)
+        self._configure_or_close(os.path.dirname(prefix), extras)
+
+    @classmethod
+    def from_bytes(cls, symbol: Source, params: Source, input_descs: Optional[Sequence[DataDesc]] = None,
+                   device: str = "cpu", max_inflight: int = 64, *, thread_safe: bool = True,
+                   static_shape: bool = False, options: Optional[Mapping[str, Any]] = None,
+                   **extras: Any) -> "Predictor":
+        """A model from the symbol JSON and the .params contents held in memory or read from file
+        objects, so that models can come from any storage (``fsspec``, S3, HDFS, a zip file).
+
+        Args:
+            symbol: the symbol JSON as ``str``/``bytes``, or a file object to read it from.
+            params: the .params bytes (any buffer), or a binary file object to read them from.
+            Other arguments as for the constructor (subclasses' own keywords included, e.g. synset).
+        """
+        symbol_json = _read(symbol)
+        if isinstance(symbol_json, (bytes, bytearray, memoryview)):
+            symbol_json = bytes(symbol_json).decode("utf-8")
+        params_bytes = _read(params)
+        if isinstance(params_bytes, str):
+            raise TypeError("params must be bytes or a binary file object, not str")
+        self = cls.__new__(cls)
+        handle = capi.QvSymbolCreateFromJSON(symbol_json)
+        try:
+            loaded = capi.QvNDArrayLoadFromBuffer(params_bytes)
+            self._create(handle, loaded, input_descs, device, max_inflight, thread_safe, static_shape, options)
+        finally:
+            capi.QvSymbolFree(handle)
+        self._configure_or_close(None, extras)
+        return self
+
+    def _configure(self, model_dir: Optional[str], **extras: Any) -> None:
+        """Takes a subclass's own keyword arguments (labels, image settings) once the model is loaded;
+        `model_dir` is the model files' directory, None for models from bytes."""
+        if extras:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {', '.join(sorted(extras))}")
+
+    def _configure_or_close(self, model_dir: Optional[str], extras: Dict[str, Any]) -> None:
+        try:
+            self._configure(model_dir, **extras)
+        except BaseException:
+            self.close()
+            raise
+
+    def _create(self, symbol: Any, params: Any, input_descs: Optional[Sequence[DataDesc]], device: str,
+                max_inflight: int, thread_safe: bool, static_shape: bool,
+                options: Optional[Mapping[str, Any]]) -> None:
+        handles, names = params
+        try:
+            if len(names) != len(handles):
+                raise NotFoundError.from_message(
+                    "the .params file stores no parameter names; Quiver binds parameters by name")
+            flags = {"device": device, "max_inflight": str(int(max_inflight)),
+                     "static_shape": "true" if static_shape else "false"}
+            descs = list(input_descs or ())
+            shaped = [d for d in descs if d.shape]
+            if shaped:
+                flags["data_shapes"] = ";".join(f"{d.name}:({','.join(map(str, d.shape))})" for d in shaped)
+            for key, value in (options or {}).items():
+                flags[str(key)] = _flag_value(value)
+            op = capi.QvCreateCachedOpEx(symbol, dict(zip(names, handles)), flags, 1 if thread_safe else 0)
+        finally:
+            for handle in handles:
+                capi.QvNDArrayFree(handle)
+        self._op = NativeHandle(op, capi.QvFreeCachedOp, "this Predictor")
+        self._input_names: List[str] = capi.QvCachedOpListInputs(op)
+        self._output_names: List[str] = capi.QvCachedOpListOutputs(op)
+        by_name = {d.name: d for d in descs}
+        unknown = sorted(set(by_name) - set(self._input_names))
+        if unknown:
+            self.close()
+            raise InvalidArgumentError.from_message(
+                f"input_descs name {unknown}, which the model does not take (its inputs: {self._input_names})")
+        self._descs: Dict[str, Optional[DataDesc]] = {n: by_name.get(n) for n in self._input_names}
+        self._dtypes = [np.dtype(by_name[n].dtype) if n in by_name else np.dtype(np.float32)
+                        for n in self._input_names]
+
+    # -- description -------------------------------------------------------------------------------
+
+    @property
+    def input_names(self) -> List[str]:
+        """The data inputs, in the order a list of inputs is taken."""
+        return list(self._input_names)
+
+    @property
+    def output_names(self) -> List[str]:
+        """The outputs, in the order they are returned."""
+        return list(self._output_names)
+
+    def input_desc(self, name: Optional[str] = None) -> Optional[DataDesc]:
+        """The DataDesc given for an input (the first input when name is None), or None."""
+        return self._descs[name if name is not None else self._input_names[0]]
+
+    # -- predictions -------------------------------------------------------------------------------
+
+    def predict(self, inputs: Inputs) -> Any:
+        """Runs the model and waits for the result.
+
+        Args:
+            inputs: one array (single-input models), a ``{name: array}`` mapping, or a list in
+                ``input_names`` order. Any batch size.
+        Returns:
+            a numpy array for a single-output model, else a list of arrays in ``output_names`` order.
+        Raises:
+            ShapeError for inputs that do not fit the model; ClosedError after close().
+        """
+        arrays = self._arrays(inputs)
+        outputs = self._submit(arrays)
+        try:
+            for handle in outputs:
+                capi.QvNDArrayWaitToRead(handle)
+        except BaseException:
+            for handle in outputs:
+                capi.QvNDArrayFree(handle)
+            raise
+        return self._unpack(to_numpy(outputs))
+
+    def predict_async(self, inputs: Inputs) -> Future:
+        """Submits a prediction and returns at once with a Future (see predict for the arguments).
+
+        Raises BusyError when ``max_inflight`` predictions are already in flight.
+        """
+        arrays = self._arrays(inputs)
+        return Future(self._submit(arrays), arrays, self._unpack)
+
+    async def apredict(self, inputs: Inputs) -> Any:
+        """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks."""
+        future = self.predict_async(inputs)
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+
+        def wake(_: Future) -> None:
+            try:
+                loop.call_soon_threadsafe(_settle, waiter, future)
+            except RuntimeError:  # the loop was closed while the prediction ran
+                pass
+
+        future.add_done_callback(wake)
+        return await waiter
+
+    # -- lifetime ----------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Releases the model's native memory. Predictions in flight still complete. Idempotent."""
+        op = getattr(self, "_op", None)
+        if op is not None:
+            op.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._op.closed
+
+    def __enter__(self) -> "Predictor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else "open"
+        return f"<{type(self).__name__} inputs={self._input_names} outputs={self._output_names} {state}>"
+
+    # -- internals ---------------------------------------------------------------------------------
+
+    def _arrays(self, inputs: Inputs) -> List[np.ndarray]:
+        names = self._input_names
+        if isinstance(inputs, Mapping):
+            missing = [n for n in names if n not in inputs]
+            extra = sorted(set(inputs) - set(names))
+            if missing or extra:
+                raise InvalidArgumentError.from_message(
+                    f"inputs must name exactly {names}; missing {missing}, unknown {extra}")
+            values = [inputs[n] for n in names]
+        elif isinstance(inputs, (list, tuple)) and len(names) > 1:
+            if len(inputs) != len(names):
+                raise InvalidArgumentError.from_message(
+                    f"the model takes {len(names)} inputs {names}, got a list of {len(inputs)}")
+            values = list(inputs)
+        elif len(names) == 1:
+            values = [inputs]
+        else:
+            raise InvalidArgumentError.from_message(
+                f"the model takes {len(names)} inputs {names}: pass a list or a {{name: array}} mapping")
+        return [np.ascontiguousarray(v, dtype=t) for v, t in zip(values, self._dtypes)]
+
+    def _submit(self, arrays: List[np.ndarray]) -> List[Any]:
+        handles = []
+        try:
+            for array in arrays:
+                handles.append(capi.array_from_buffer(array))
+            op = self._op.acquire()
+            try:
+                return capi.QvInvokeAsync(op, handles, None)
+            finally:
+                self._op.release()
+        finally:
+            # The runtime keeps what the computation reads; the caller keeps `arrays` alive.
+            for handle in handles:
+                capi.QvNDArrayFree(handle)
+
+    def _unpack(self, outputs: List[np.ndarray]) -> Any:
+        return outputs[0] if len(outputs) == 1 else outputs
+
+
+def _settle(waiter: "asyncio.Future[Any]", future: Future) -> None:
+    if waiter.done():  # the awaiting task was cancelled
+        return
+    try:
+        waiter.set_result(future.result(0))
+    except Exception as error:
+        waiter.set_exception(error)
+
+
+def _read(source: Source) -> Union[str, bytes, bytearray, memoryview]:
+    return source.read() if hasattr(source, "read") else source
+
+
+def _flag_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

@@ -1,0 +1,91 @@
+"""Futures and asyncio: done() never blocks, callbacks come from the runtime, results match predict()."""
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+import quiver
+from conftest import case, prefix
+
+
+@pytest.fixture(scope="module")
+def resnet(manifest):
+    with quiver.Predictor(prefix("resnet18_v1"), input_descs=[quiver.DataDesc("data", (4, 3, 224, 224))]) as p:
+        yield p
+
+
+def test_done_is_false_while_running_and_never_blocks(manifest, resnet):
+    x, expected, scale = case(manifest, "resnet18_v1", "b4_224")
+    future = resnet.predict_async(x)
+    # A 4-image ResNet-18 takes far longer than submitting and asking: a blocking done() would say True.
+    assert future.done() is False
+    assert future.running()
+    got = future.result()
+    assert future.done() is True
+    assert np.abs(got - expected).max() <= 1e-4 * scale
+
+
+def test_result_timeout_raises_timeout_error(manifest, resnet):
+    x, _, _ = case(manifest, "resnet18_v1", "b4_224")
+    future = resnet.predict_async(x)
+    with pytest.raises(TimeoutError):
+        future.result(timeout=0)
+    assert future.result(timeout=60).shape == (4, 1000)
+
+
+def test_done_callback_runs_once_on_the_runtime_thread(manifest, resnet):
+    x, _, _ = case(manifest, "resnet18_v1", "b1_224")
+    fired = []
+    event = threading.Event()
+
+    def on_done(f):
+        fired.append((threading.current_thread().ident, f.result(0).shape))
+        event.set()
+
+    future = resnet.predict_async(x)
+    future.add_done_callback(on_done)
+    assert event.wait(60)
+    quiver.wait_all()
+    assert fired == [(fired[0][0], (1, 1000))]
+    assert fired[0][0] != threading.get_ident()
+    late = []
+    future.add_done_callback(lambda f: late.append(threading.get_ident()))  # already done: runs at once
+    assert late == [threading.get_ident()]
+
+
+def test_a_dropped_future_still_completes_and_frees_its_outputs(manifest, resnet):
+    x, _, _ = case(manifest, "resnet18_v1", "b1_224")
+    quiver.wait_all()
+    before = quiver.memory_stats().arrays_alive
+    resnet.predict_async(x.copy())  # dropped at once; the runtime keeps its input alive
+    quiver.wait_all()
+    import gc
+    gc.collect()
+    assert quiver.memory_stats().arrays_alive == before
+
+
+def test_32_concurrent_apredict_match_predict(manifest):
+    x, _, _ = case(manifest, "tiny", "b2_16")
+    rng = np.random.default_rng(3)
+    batches = [rng.standard_normal(x.shape).astype(np.float32) for _ in range(32)]
+    with quiver.Predictor(prefix("tiny")) as p:
+        expected = [p.predict(b) for b in batches]
+
+        async def main():
+            return await asyncio.gather(*(p.apredict(b) for b in batches))
+
+        got = asyncio.run(main())
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_apredict_failure_raises_in_the_awaiting_task(manifest):
+    with quiver.Predictor(prefix("tiny")) as p:
+        async def main():
+            await p.apredict(np.zeros((1, 4, 16, 16), np.float32))  # 4 channels, not 3
+
+        with pytest.raises(quiver.ShapeError):
+            asyncio.run(main())

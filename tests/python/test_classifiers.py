@@ -1,0 +1,98 @@
+"""Classifier, ImageClassifier and ObjectDetector on real and hand-made models."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import quiver
+from conftest import FIXTURES, case, load_f32, prefix
+from mxnet_files import params_bytes, symbol_json
+
+
+def _softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_classifier_top_k_follows_mxnet_outputs(manifest):
+    model = manifest["models"]["digits_cnn"]
+    c = model["cases"][0]
+    x = load_f32(c["input_file"], c["input_shape"])[:40]
+    mxnet_out = load_f32(c["output_file"], c["output_shape"])[:40]
+    labels = (FIXTURES / "digits_cnn_synset.txt").read_text().split("\n")
+    with quiver.Classifier(prefix("digits_cnn"), synset=FIXTURES / "digits_cnn_synset.txt") as clf:
+        results = clf.classify(x, top_k=3)
+        everything = clf.classify(x[:2])
+    probabilities = _softmax(mxnet_out.astype(np.float64))
+    for result, mx_row, p_row in zip(results, mxnet_out, probabilities):
+        assert len(result) == 3
+        assert [label for label, _ in result] == [labels[i] for i in np.argsort(-mx_row)[:3]]
+        assert result[0][1] == pytest.approx(p_row.max(), abs=1e-4)
+    assert len(everything[0]) == 10 and sum(p for _, p in everything[0]) == pytest.approx(1.0)
+
+
+def test_classifier_refuses_a_synset_of_the_wrong_length():
+    with quiver.Classifier(prefix("tiny"), synset=["a", "b"]) as clf:
+        with pytest.raises(quiver.ShapeError, match="2 labels"):
+            clf.classify(np.zeros((1, 3, 16, 16), np.float32))
+    with pytest.raises(quiver.NotFoundError, match="synset"):
+        quiver.Classifier(prefix("tiny"), synset=FIXTURES / "no-such-synset.txt")
+
+
+@pytest.fixture(scope="module")
+def image_classifier(manifest):
+    labels = [f"class{i}" for i in range(1000)]
+    with quiver.ImageClassifier(prefix("resnet18_v1"), synset=labels) as clf:
+        yield clf
+
+
+def test_image_preprocessing_of_a_flat_colour_is_exact(image_classifier):
+    colour = np.array([200, 100, 50], np.uint8)
+    image = np.broadcast_to(colour, (300, 400, 3)).copy()
+    batch = image_classifier.preprocess(image)
+    assert batch.shape == (1, 3, 224, 224) and batch.dtype == np.float32
+    want = (colour - np.array(quiver.image.IMAGENET_MEAN)) / np.array(quiver.image.IMAGENET_STD)
+    np.testing.assert_allclose(batch[0, :, 100, 100], want, rtol=1e-6)
+    np.testing.assert_allclose(batch.std(axis=(2, 3)), 0, atol=1e-6)
+
+
+def test_image_classifier_takes_arrays_pil_images_and_paths(image_classifier, tmp_path):
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (240, 320, 3), dtype=np.uint8)
+    path = tmp_path / "frame.png"
+    Image.fromarray(image).save(path)
+    from_array = image_classifier.classify(image, top_k=5)
+    assert image_classifier.classify(Image.fromarray(image), top_k=5) == from_array
+    assert image_classifier.classify(str(path), top_k=5) == from_array
+    two = image_classifier.classify([image, path], top_k=5)
+    assert len(two) == 2 and [label for label, _ in two[0]] == [label for label, _ in from_array[0]]
+    assert [p for _, p in two[0]] == pytest.approx([p for _, p in from_array[0]], rel=1e-4)
+    scores = _softmax(image_classifier.predict(image_classifier.preprocess(image)).astype(np.float64))[0]
+    assert [label for label, _ in from_array[0]] == [f"class{i}" for i in np.argsort(-scores)[:5]]
+
+
+def _detector_model(rows: np.ndarray):
+    """A model that ignores its image and always outputs `rows` (K x 6 detections): a zero-weight
+    FullyConnected whose bias holds them, reshaped to (N, K, 6)."""
+    k = rows.shape[0]
+    nodes = [("null", "data", {}, []), ("Pooling", "pool", {"global_pool": "True", "kernel": "(1, 1)",
+                                                              "pool_type": "avg"}, [0]),
+             ("null", "fc_weight", {}, []), ("null", "fc_bias", {}, []),
+             ("FullyConnected", "fc", {"num_hidden": str(6 * k)}, [1, 2, 3]),
+             ("Reshape", "det", {"shape": "(0, -1, 6)"}, [4])]
+    params = {"arg:fc_weight": np.zeros((6 * k, 3), np.float32), "arg:fc_bias": rows.reshape(-1).astype(np.float32)}
+    return symbol_json(nodes, [5]), params_bytes(params)
+
+
+def test_object_detector_maps_boxes_to_image_pixels():
+    rows = np.array([[1, 0.9, 0.1, 0.2, 0.5, 0.6],     # kept
+                     [0, 0.3, 0.0, 0.0, 1.0, 1.0],     # below the threshold
+                     [-1, 0.99, 0.0, 0.0, 0.5, 0.5],   # padding row
+                     [2, 0.7, 0.5, 0.5, 1.2, 0.9]])    # clipped to the image
+    symbol, params = _detector_model(rows)
+    with quiver.ObjectDetector.from_bytes(symbol, params, synset=["cat", "dog", "bird"], image_size=(64, 64)) as det:
+        found = det.detect(np.zeros((200, 400, 3), np.uint8), threshold=0.5)
+    assert [(label, round(score, 6)) for label, score, _ in found] == [("dog", 0.9), ("bird", 0.7)]
+    np.testing.assert_allclose(found[0][2], (40, 40, 200, 120), rtol=1e-5)
+    np.testing.assert_allclose(found[1][2], (200, 100, 400, 180), rtol=1e-5)
