@@ -48,8 +48,8 @@ class LeakyReluOp : public OpDef {
       const int64_t channels = x.size() >= 2 ? x[1] : x[0];
       const Shape& g = in[1].shape;
       Check(g.size() == 1 && (g[0] == channels || g[0] == 1), QV_ERR_SHAPE,
-            attrs.Where() + "gamma has shape " + ShapeToString(g) + ", expected (" + std::to_string(channels) +
-                ") or (1) for data " + ShapeToString(x));
+            attrs.Where() + "gamma has shape " + ShapeToString(g) + ", expected " + ShapeToString({channels}) +
+                " or (1,) for data " + ShapeToString(x));
     }
     return {in[0]};
   }
