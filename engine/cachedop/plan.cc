@@ -91,7 +91,12 @@ class Plan::Builder {
     const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
     const cpu::KernelFactory factory = cpu::FindCpuKernel(node.op);
     Check(factory != nullptr, QV_ERR_UNSUPPORTED, attrs.Where() + "has no kernel on cpu(0)");
-    cpu::KernelBuild build = factory({attrs, constants_, infos, out_types});
+    cpu::KernelBuild build;
+    try {
+      build = factory({attrs, constants_, infos, out_types});
+    } catch (const dnnl::error& e) {
+      throw Error(QV_ERR_UNSUPPORTED, attrs.Where() + "oneDNN cannot build its kernel: " + e.what());
+    }
 
     std::vector<int> ins, outs;
     for (size_t r = 0; r < build.runtime_inputs.size(); ++r)

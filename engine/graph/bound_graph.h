@@ -27,7 +27,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
 // Inference-time rewrites, in the order Optimize applies them.
 void RemoveIdentities(BoundGraph& g);    // Dropout, identity, _copy, BlockGrad
 void FoldBatchNorm(BoundGraph& g);       // Convolution -> BatchNorm becomes one Convolution
-void FuseActivations(BoundGraph& g);     // Convolution/BatchNorm -> relu become one node
+void FuseActivations(BoundGraph& g);     // Convolution -> relu/clip/leaky, BatchNorm -> relu: one node
 void FuseResidualAdd(BoundGraph& g);     // Convolution -> elemwise_add (-> relu) becomes one node
 void Optimize(BoundGraph& g);
 

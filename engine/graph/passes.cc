@@ -8,6 +8,7 @@
 #include "graph/graph_check.h"
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
+#include "ops/post_ops.h"
 
 namespace qv {
 namespace {
@@ -47,9 +48,9 @@ int AddConstant(BoundGraph& g, const std::string& name, NDArrayPtr value) {
   return id;
 }
 
-void AppendPostOp(Node& node, const std::string& op) {
+void AppendPostOp(Node& node, const PostOp& op) {
   std::string& ops = node.attrs[kPostOpsAttr];
-  ops = ops.empty() ? op : ops + "," + op;
+  ops = ops.empty() ? op.ToString() : ops + "," + op.ToString();
 }
 
 bool HasPostOps(const Node& node) {
@@ -91,9 +92,6 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
 }
 
 bool IsAdd(const Node& n) { return n.op == "elemwise_add" || n.op == "_Plus" || n.op == "_plus" || n.op == "_add"; }
-bool IsRelu(const Node& n) {
-  return n.op == "relu" || (n.op == "Activation" && n.attrs.count("act_type") && n.attrs.at("act_type") == "relu");
-}
 
 }  // namespace
 
@@ -131,12 +129,15 @@ void FuseActivations(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& act = g.graph.nodes[id];
-    if (!IsRelu(act)) continue;
+    const std::optional<PostOp> post = AsPostOp(act.op, Attrs(act.attrs, act.op, act.name));
+    if (!post || act.inputs.size() != 1) continue;
     const NodeEntry in = act.inputs[0];
     Node& producer = g.graph.nodes[in.node];
-    const bool fusable = producer.op == "Convolution" || (producer.op == "BatchNorm" && !HasPostOps(producer));
+    // oneDNN's batch normalisation fuses only a plain ReLU; convolutions take any eltwise post-op.
+    const bool fusable = producer.op == "Convolution" ||
+                         (producer.op == "BatchNorm" && !HasPostOps(producer) && post->kind == PostOp::kRelu);
     if (!fusable || uses.at(in) != 1) continue;
-    AppendPostOp(producer, "relu");
+    AppendPostOp(producer, *post);
     r[{id, 0}] = in;
   }
   ApplyRedirects(g.graph, r);
@@ -154,7 +155,7 @@ void FuseResidualAdd(BoundGraph& g) {
       if (conv.op != "Convolution" || uses.at(conv_out) != 1) continue;
       if (ConvolutionParams::Parse(Attrs(conv.attrs, conv.op, conv.name)).has_sum()) continue;
       conv.inputs.push_back(add.inputs[1 - side]);
-      AppendPostOp(conv, "sum");
+      AppendPostOp(conv, PostOp{PostOp::kSum});
       r[{id, 0}] = conv_out;
       break;
     }

@@ -101,4 +101,29 @@ std::vector<int64_t> Attrs::GetTuple(const std::string& key, const std::vector<i
   return out;
 }
 
+std::vector<std::optional<int64_t>> Attrs::GetOptionalTuple(const std::string& key) const {
+  std::vector<std::optional<int64_t>> out;
+  if (!Has(key)) return out;
+  const std::string original = GetString(key, "");
+  std::string v = Trim(original);
+  if (v.size() < 2 || (v.front() != '(' && v.front() != '[') || (v.back() != ')' && v.back() != ']'))
+    Bad(key, original, "a tuple");
+  v = v.substr(1, v.size() - 2);
+  if (Trim(v).empty()) return out;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = v.find(',', start);
+    const std::string item = Trim(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const bool last = comma == std::string::npos;
+    int64_t x = 0;
+    if (item == "None") out.push_back(std::nullopt);
+    else if (ParseInt(item, &x)) out.push_back(x);
+    else if (!(item.empty() && last && !out.empty())) Bad(key, original, "a tuple of integers or None");  // "(1,)"
+    if (last || out.size() > 16) break;
+    start = comma + 1;
+  }
+  if (out.size() > 16) Bad(key, original, "a tuple of at most 16 entries");
+  return out;
+}
+
 }  // namespace qv

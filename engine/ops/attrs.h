@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ class Attrs {
   bool GetBool(const std::string& key, bool fallback) const;
   // "(3, 3)", "[3,3]", "3" (one value), "()" (empty); "None" gives the fallback.
   std::vector<int64_t> GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const;
+  // A tuple whose entries may be "None" (slice's begin/end/step): "(0, None)"; absent gives {}.
+  std::vector<std::optional<int64_t>> GetOptionalTuple(const std::string& key) const;
 
   const std::string& op() const { return op_; }
   const std::string& node() const { return node_; }

@@ -1,7 +1,6 @@
 #include "ops/batch_norm.h"
 
 #include "common/error.h"
-#include "ops/convolution.h"
 
 namespace qv {
 
@@ -15,7 +14,7 @@ BatchNormParams BatchNormParams::Parse(const Attrs& attrs) {
   Check(p.eps > 0, QV_ERR_PARSE, attrs.Where() + "eps must be positive");
   p.post_ops = ParsePostOps(attrs);
   for (const auto& op : p.post_ops)
-    Check(op == "relu", QV_ERR_PARSE, attrs.Where() + "only a relu can be fused into BatchNorm");
+    Check(op.kind == PostOp::kRelu, QV_ERR_PARSE, attrs.Where() + "only a relu can be fused into BatchNorm");
   return p;
 }
 

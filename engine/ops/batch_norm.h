@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ops/op.h"
+#include "ops/post_ops.h"
 
 namespace qv {
 
@@ -12,7 +13,7 @@ struct BatchNormParams {
   double eps = 1e-3;
   bool fix_gamma = true;  // MXNet's default: gamma is treated as 1
   int64_t axis = 1;
-  std::vector<std::string> post_ops;  // "relu" when a following ReLU was fused
+  std::vector<PostOp> post_ops;  // a relu when a following ReLU was fused
 
   static BatchNormParams Parse(const Attrs& attrs);
 };

@@ -6,21 +6,6 @@
 
 namespace qv {
 
-std::vector<std::string> ParsePostOps(const Attrs& attrs) {
-  std::vector<std::string> ops;
-  const std::string text = attrs.GetString(kPostOpsAttr, "");
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    const std::string op = text.substr(start, comma - start);
-    Check(op == "relu" || op == "sum", QV_ERR_PARSE, attrs.Where() + "unknown fused post-op '" + op + "'");
-    ops.push_back(op);
-    start = comma + 1;
-  }
-  return ops;
-}
-
 ConvolutionParams ConvolutionParams::Parse(const Attrs& attrs) {
   ConvolutionParams p;
   p.kernel = attrs.GetTuple("kernel", {});
@@ -50,7 +35,7 @@ ConvolutionParams ConvolutionParams::Parse(const Attrs& attrs) {
 }
 
 bool ConvolutionParams::has_sum() const {
-  return std::find(post_ops.begin(), post_ops.end(), "sum") != post_ops.end();
+  return std::any_of(post_ops.begin(), post_ops.end(), [](const PostOp& op) { return op.kind == PostOp::kSum; });
 }
 
 namespace {

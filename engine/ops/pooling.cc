@@ -7,8 +7,9 @@ namespace qv {
 PoolingParams PoolingParams::Parse(const Attrs& attrs) {
   PoolingParams p;
   const std::string type = attrs.GetString("pool_type", "max");
-  Check(type == "max" || type == "avg", QV_ERR_UNSUPPORTED, attrs.Where() + "pool_type '" + type + "' is not supported");
-  p.is_max = type == "max";
+  Check(type == "max" || type == "avg" || type == "sum", QV_ERR_UNSUPPORTED,
+        attrs.Where() + "pool_type '" + type + "' is not supported");
+  p.type = type == "max" ? kMax : type == "avg" ? kAvg : kSum;
   p.global = attrs.GetBool("global_pool", false);
   const std::string conv = attrs.GetString("pooling_convention", "valid");
   Check(conv == "valid" || conv == "full", QV_ERR_UNSUPPORTED,

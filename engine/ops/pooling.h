@@ -8,7 +8,8 @@
 namespace qv {
 
 struct PoolingParams {
-  bool is_max = true;
+  enum Type { kMax, kAvg, kSum };
+  Type type = kMax;
   bool global = false;
   bool full_convention = false;  // "full": ceil when sizing the output; "valid": floor
   bool count_include_pad = true;

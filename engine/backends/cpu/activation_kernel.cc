@@ -1,7 +1,7 @@
 // Activation on oneDNN's eltwise primitive (any layout); softsign, which oneDNN lacks, as a loop.
 #include <cmath>
 
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/eltwise.h"
 #include "ops/activation.h"
 
 namespace qv::cpu {
@@ -34,26 +34,17 @@ dnnl::algorithm EltwiseAlgorithm(ActType t) {
 
 KernelBuild BuildActivation(const KernelRequest& req) {
   const ActType type = req.attrs.op() == "relu" ? ActType::kRelu : ParseActType(req.attrs);
-  const Desc data = req.inputs[0].desc;
-  KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {data};
-  build.output_descs = {data};
   if (type == ActType::kSoftSign) {
+    const Desc data = req.inputs[0].desc;
+    KernelBuild build;
+    build.runtime_inputs = {0};
+    build.input_descs = {data};
+    build.output_descs = {data};
     // Element-wise, so any layout works; padding elements stay 0 since softsign(0) = 0.
     build.kernel = std::make_unique<SoftSignKernel>(static_cast<int64_t>(data.get_size() / sizeof(float)));
     return build;
   }
-  const auto algorithm = EltwiseAlgorithm(type);
-  auto make = [=] {
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, data, 0.f, 0.f);
-    return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
-  };
-  std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
-  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
-  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
-  return build;
+  return BuildEltwise(req, EltwiseAlgorithm(type), 0.f, 0.f);
 }
 
 const CpuKernelRegistrar kRegister({"Activation", "relu"}, BuildActivation);

@@ -1,4 +1,5 @@
-// Convolution on oneDNN, with the fused post-ops (ReLU, residual sum) graph passes attach.
+// Convolution on oneDNN (grouped and depthwise too), with the fused post-ops graph passes attach:
+// ReLU, leaky ReLU, clip (relu6) and the residual sum.
 #include "backends/cpu/constant_cache.h"
 #include "ops/convolution.h"
 
@@ -9,9 +10,13 @@ using dnnl::memory;
 
 dnnl::primitive_attr ConvAttr(const ConvolutionParams& p) {
   dnnl::post_ops ops;
-  for (const auto& op : p.post_ops) {
-    if (op == "relu") ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-    else ops.append_sum(1.f);
+  for (const PostOp& op : p.post_ops) {
+    switch (op.kind) {
+      case PostOp::kRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+      case PostOp::kLeakyRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
+      case PostOp::kClip: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
+      case PostOp::kSum: ops.append_sum(1.f); break;
+    }
   }
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);

@@ -1,7 +1,10 @@
-// Pooling on oneDNN. MXNet's "full" convention with average pooling that counts padding divides
-// edge windows by the part of the window inside the padded input, which oneDNN does not do: that case
-// runs as a plain loop on row-major data.
+// Pooling on oneDNN where it computes what MXNet does, else as a plain loop on row-major data:
+// sum pooling (oneDNN has none); average pooling that counts padding in windows reaching past the
+// right/bottom padding ("full" convention), where MXNet divides by the part of the window inside the
+// padded input and oneDNN by the whole window; and windows lying wholly outside the input, which
+// oneDNN refuses and MXNet fills with -FLT_MAX (max) or 0 (avg, sum).
 #include <algorithm>
+#include <cfloat>
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/pooling.h"
@@ -9,9 +12,9 @@
 namespace qv::cpu {
 namespace {
 
-class FullAvgPoolKernel : public Kernel {
+class PoolingLoopKernel : public Kernel {
  public:
-  FullAvgPoolKernel(const PoolingParams& p, const Shape& in, const Shape& out) : p_(p), in_(in), out_(out) {}
+  PoolingLoopKernel(const PoolingParams& p, const Shape& in, const Shape& out) : p_(p), in_(in), out_(out) {}
 
   void Execute(const ExecArgs& args) const override {
     const float* x = static_cast<const float*>(args.inputs[0]);
@@ -21,26 +24,30 @@ class FullAvgPoolKernel : public Kernel {
     for (int64_t plane = 0; plane < planes; ++plane) {
       const float* src = x + plane * h * w;
       float* dst = y + plane * oh * ow;
-      for (int64_t i = 0; i < oh; ++i) {
-        for (int64_t j = 0; j < ow; ++j) {
-          int64_t h0 = i * p_.stride[0] - p_.pad[0], w0 = j * p_.stride[1] - p_.pad[1];
-          int64_t h1 = std::min(h0 + p_.kernel[0], h + p_.pad[0]), w1 = std::min(w0 + p_.kernel[1], w + p_.pad[1]);
-          int64_t count = (h1 - h0) * (w1 - w0);
-          h0 = std::max<int64_t>(h0, 0);
-          w0 = std::max<int64_t>(w0, 0);
-          h1 = std::min(h1, h);
-          w1 = std::min(w1, w);
-          if (!p_.count_include_pad) count = (h1 - h0) * (w1 - w0);
-          float sum = 0.f;
-          for (int64_t a = h0; a < h1; ++a)
-            for (int64_t b = w0; b < w1; ++b) sum += src[a * w + b];
-          dst[i * ow + j] = count > 0 ? sum / static_cast<float>(count) : 0.f;
-        }
-      }
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = Window(src, i, j);
     }
   }
 
  private:
+  float Window(const float* src, int64_t i, int64_t j) const {
+    const int64_t h = in_[2], w = in_[3];
+    int64_t h0 = i * p_.stride[0] - p_.pad[0], w0 = j * p_.stride[1] - p_.pad[1];
+    int64_t h1 = std::min(h0 + p_.kernel[0], h + p_.pad[0]), w1 = std::min(w0 + p_.kernel[1], w + p_.pad[1]);
+    int64_t count = (h1 - h0) * (w1 - w0);
+    h0 = std::max<int64_t>(h0, 0);
+    w0 = std::max<int64_t>(w0, 0);
+    h1 = std::min(h1, h);
+    w1 = std::min(w1, w);
+    if (h1 <= h0 || w1 <= w0) return p_.type == PoolingParams::kMax ? -FLT_MAX : 0.f;
+    if (!p_.count_include_pad) count = (h1 - h0) * (w1 - w0);
+    float acc = p_.type == PoolingParams::kMax ? -FLT_MAX : 0.f;
+    for (int64_t a = h0; a < h1; ++a)
+      for (int64_t b = w0; b < w1; ++b)
+        acc = p_.type == PoolingParams::kMax ? std::max(acc, src[a * w + b]) : acc + src[a * w + b];
+    return p_.type == PoolingParams::kAvg ? acc / static_cast<float>(count) : acc;
+  }
+
   PoolingParams p_;
   Shape in_, out_;
 };
@@ -51,22 +58,24 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const Shape out = p.Resolve(req.attrs, in);
   dnnl::memory::dims pad_r = {0, 0};
   bool overhang = false;  // a window reaches past the right/bottom padding
+  bool empty = false;     // a window lies wholly in that overhang
   for (int i = 0; i < 2; ++i) {
     // The floor convention may leave input rows unused; oneDNN then takes the symmetric padding.
     pad_r[i] = std::max((out[2 + i] - 1) * p.stride[i] + p.kernel[i] - in[2 + i] - p.pad[i], p.pad[i]);
     overhang = overhang || pad_r[i] > p.pad[i];
+    empty = empty || pad_r[i] >= p.kernel[i];
   }
   KernelBuild build;
   build.runtime_inputs = {0};
-  if (!p.is_max && p.count_include_pad && overhang) {
+  if (p.type == PoolingParams::kSum || empty || (p.type == PoolingParams::kAvg && p.count_include_pad && overhang)) {
     build.input_descs = {PlainDesc(in)};
     build.output_descs = {PlainDesc(out)};
-    build.kernel = std::make_unique<FullAvgPoolKernel>(p, in, out);
+    build.kernel = std::make_unique<PoolingLoopKernel>(p, in, out);
     return build;
   }
-  const auto algorithm = p.is_max ? dnnl::algorithm::pooling_max
-                         : p.count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
-                                               : dnnl::algorithm::pooling_avg_exclude_padding;
+  const auto algorithm = p.type == PoolingParams::kMax ? dnnl::algorithm::pooling_max
+                         : p.count_include_pad         ? dnnl::algorithm::pooling_avg_include_padding
+                                                       : dnnl::algorithm::pooling_avg_exclude_padding;
   const Desc src = req.inputs[0].desc;
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());

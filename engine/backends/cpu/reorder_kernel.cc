@@ -14,8 +14,9 @@ std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to) {
 
 namespace {
 
-// Flatten reads any layout and writes the row-major (N, rest) result in one reorder.
-KernelBuild BuildFlatten(const KernelRequest& req) {
+// Flatten, Reshape and expand_dims keep the row-major order of the data: one reorder reads any
+// layout and writes the row-major result, which is the output's bytes.
+KernelBuild BuildRowMajorView(const KernelRequest& req) {
   const Desc from = req.inputs[0].desc;
   const Desc to = PlainDesc(req.inputs[0].type.shape);
   KernelBuild build;
@@ -26,7 +27,7 @@ KernelBuild BuildFlatten(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"Flatten", "flatten"}, BuildFlatten);
+const CpuKernelRegistrar kRegister({"Flatten", "flatten", "Reshape", "reshape", "expand_dims"}, BuildRowMajorView);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,21 +1,33 @@
-// Addition: oneDNN's binary primitive for equal shapes (any layout, the right side converted to the
-// left's), a row-major loop with numpy broadcasting otherwise.
+// Two-input arithmetic: oneDNN's binary primitive for equal shapes (any layout, the right side
+// converted to the left's), a row-major loop with numpy broadcasting otherwise.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
+#include "ops/elemwise_binary.h"
 
 namespace qv::cpu {
 namespace {
 
-class BroadcastAddKernel : public Kernel {
+class BroadcastKernel : public Kernel {
  public:
-  BroadcastAddKernel(const Shape& a, const Shape& b, const Shape& out) : out_(out) {
+  BroadcastKernel(BinaryOp op, const Shape& a, const Shape& b, const Shape& out) : op_(op), out_(out) {
     // Row-major strides of each input over the output's axes; 0 where the input broadcasts.
     a_strides_ = StridesFor(a);
     b_strides_ = StridesFor(b);
   }
 
   void Execute(const ExecArgs& args) const override {
+    switch (op_) {
+      case BinaryOp::kAdd: return Run(args, [](float x, float y) { return x + y; });
+      case BinaryOp::kSub: return Run(args, [](float x, float y) { return x - y; });
+      case BinaryOp::kMul: return Run(args, [](float x, float y) { return x * y; });
+      case BinaryOp::kDiv: return Run(args, [](float x, float y) { return x / y; });
+    }
+  }
+
+ private:
+  template <typename F>
+  void Run(const ExecArgs& args, F f) const {
     const float* a = static_cast<const float*>(args.inputs[0]);
     const float* b = static_cast<const float*>(args.inputs[1]);
     float* y = static_cast<float*>(args.outputs[0]);
@@ -30,11 +42,10 @@ class BroadcastAddKernel : public Kernel {
         ia += coord * a_strides_[d];
         ib += coord * b_strides_[d];
       }
-      y[i] = a[ia] + b[ib];
+      y[i] = f(a[ia], b[ib]);
     }
   }
 
- private:
   std::vector<int64_t> StridesFor(const Shape& s) const {
     std::vector<int64_t> strides(out_.size(), 0);
     int64_t stride = 1;
@@ -46,25 +57,40 @@ class BroadcastAddKernel : public Kernel {
     return strides;
   }
 
+  BinaryOp op_;
   Shape out_;
   std::vector<int64_t> a_strides_, b_strides_;
 };
 
-KernelBuild BuildAdd(const KernelRequest& req) {
+dnnl::algorithm BinaryAlgorithm(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return dnnl::algorithm::binary_add;
+    case BinaryOp::kSub: return dnnl::algorithm::binary_sub;
+    case BinaryOp::kMul: return dnnl::algorithm::binary_mul;
+    case BinaryOp::kDiv: break;
+  }
+  return dnnl::algorithm::binary_div;
+}
+
+KernelBuild BuildBinary(const KernelRequest& req) {
+  const BinaryOp op = BinaryOpOf(req.attrs.op());
   const Shape& a = req.inputs[0].type.shape;
   const Shape& b = req.inputs[1].type.shape;
   const Shape& out = req.outputs[0].shape;
   KernelBuild build;
   build.runtime_inputs = {0, 1};
-  if (a != b) {
+  // A blocked layout's padding would be divided by zero, so division runs on row-major data.
+  const bool plain_only = op == BinaryOp::kDiv && req.inputs[0].desc != PlainDesc(a);
+  if (a != b || plain_only) {
     build.input_descs = {PlainDesc(a), PlainDesc(b)};
     build.output_descs = {PlainDesc(out)};
-    build.kernel = std::make_unique<BroadcastAddKernel>(a, b, out);
+    build.kernel = std::make_unique<BroadcastKernel>(op, a, b, out);
     return build;
   }
   const Desc layout = req.inputs[0].desc;
+  const dnnl::algorithm algorithm = BinaryAlgorithm(op);
   auto make = [=] {
-    dnnl::binary::desc d(dnnl::algorithm::binary_add, layout, layout, layout);
+    dnnl::binary::desc d(algorithm, layout, layout, layout);
     return dnnl::primitive_desc_base(dnnl::binary::primitive_desc(d, BaseAttr(), CpuEngine()));
   };
   std::unordered_map<int, ArgSource> args;
@@ -77,8 +103,11 @@ KernelBuild BuildAdd(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"elemwise_add", "_Plus", "_plus", "_add", "broadcast_add", "broadcast_plus"},
-                                   BuildAdd);
+const CpuKernelRegistrar kRegister({"elemwise_add", "_Plus", "_plus", "_add", "elemwise_sub", "_Minus", "_minus", "_sub",
+                                    "elemwise_mul", "_Mul", "_mul", "elemwise_div", "_Div", "_div", "broadcast_add",
+                                    "broadcast_plus", "broadcast_sub", "broadcast_minus", "broadcast_mul",
+                                    "broadcast_div"},
+                                   BuildBinary);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,0 +1,22 @@
+#include "backends/cpu/eltwise.h"
+
+namespace qv::cpu {
+
+KernelBuild BuildEltwise(const KernelRequest& req, dnnl::algorithm algorithm, float alpha, float beta) {
+  const Desc data = req.inputs[0].desc;
+  auto make = [=] {
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, data, alpha, beta);
+    return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+  };
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {data};
+  build.output_descs = {data};
+  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
+  return build;
+}
+
+}  // namespace qv::cpu

@@ -1,0 +1,86 @@
+// LeakyReLU: leaky, rrelu, elu and gelu on oneDNN's eltwise primitive; selu and prelu as loops.
+#include <cmath>
+
+#include "backends/cpu/eltwise.h"
+#include "ops/leaky_relu.h"
+
+namespace qv::cpu {
+namespace {
+
+// selu(0) = 0, so it may run over a blocked layout's zero padding too.
+class SeluKernel : public Kernel {
+ public:
+  explicit SeluKernel(int64_t n) : n_(n) {}
+  void Execute(const ExecArgs& args) const override {
+    const float* x = static_cast<const float*>(args.inputs[0]);
+    float* y = static_cast<float*>(args.outputs[0]);
+    const float alpha = static_cast<float>(kSeluAlpha), lambda = static_cast<float>(kSeluLambda);
+#pragma omp parallel for num_threads(args.threads) schedule(static)
+    for (int64_t i = 0; i < n_; ++i) y[i] = lambda * (x[i] > 0.f ? x[i] : alpha * std::expm1(x[i]));
+  }
+
+ private:
+  int64_t n_;
+};
+
+// Row-major data viewed as (outer, channels, inner); gamma holds one slope per channel, or one in all.
+class PReluKernel : public Kernel {
+ public:
+  PReluKernel(int64_t outer, int64_t channels, int64_t inner, bool shared)
+      : outer_(outer), channels_(channels), inner_(inner), shared_(shared) {}
+  void Execute(const ExecArgs& args) const override {
+    const float* x = static_cast<const float*>(args.inputs[0]);
+    const float* gamma = static_cast<const float*>(args.inputs[1]);
+    float* y = static_cast<float*>(args.outputs[0]);
+    const int64_t planes = outer_ * channels_;
+#pragma omp parallel for num_threads(args.threads) schedule(static)
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const float g = gamma[shared_ ? 0 : plane % channels_];
+      const float* src = x + plane * inner_;
+      float* dst = y + plane * inner_;
+      for (int64_t i = 0; i < inner_; ++i) dst[i] = src[i] > 0.f ? src[i] : g * src[i];
+    }
+  }
+
+ private:
+  int64_t outer_, channels_, inner_;
+  bool shared_;
+};
+
+KernelBuild BuildPRelu(const KernelRequest& req) {
+  const Shape& x = req.inputs[0].type.shape;
+  const size_t axis = x.size() >= 2 ? 1 : 0;
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= x[d];
+  for (size_t d = axis + 1; d < x.size(); ++d) inner *= x[d];
+  KernelBuild build;
+  build.runtime_inputs = {0, 1};
+  build.input_descs = {PlainDesc(x), PlainDesc(req.inputs[1].type.shape)};
+  build.output_descs = {PlainDesc(x)};
+  build.kernel = std::make_unique<PReluKernel>(outer, x[axis], inner, req.inputs[1].type.shape[0] == 1);
+  return build;
+}
+
+KernelBuild BuildLeakyRelu(const KernelRequest& req) {
+  const auto p = LeakyReluParams::Parse(req.attrs);
+  switch (p.type) {
+    case LeakyReluParams::kLeaky:
+    case LeakyReluParams::kRRelu: return BuildEltwise(req, dnnl::algorithm::eltwise_relu, p.slope, 0.f);
+    case LeakyReluParams::kElu: return BuildEltwise(req, dnnl::algorithm::eltwise_elu, p.slope, 0.f);
+    case LeakyReluParams::kGelu: return BuildEltwise(req, dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f);
+    case LeakyReluParams::kPRelu: return BuildPRelu(req);
+    case LeakyReluParams::kSelu: break;
+  }
+  const Desc data = req.inputs[0].desc;
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {data};
+  build.output_descs = {data};
+  build.kernel = std::make_unique<SeluKernel>(static_cast<int64_t>(data.get_size() / sizeof(float)));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"LeakyReLU"}, BuildLeakyRelu);
+
+}  // namespace
+}  // namespace qv::cpu

@@ -1,0 +1,49 @@
+#include "ops/scalar_arith.h"
+
+#include <map>
+
+#include "common/error.h"
+
+namespace qv {
+namespace {
+
+const std::map<std::string, ScalarArith::Kind>& Names() {
+  static const auto* names = new std::map<std::string, ScalarArith::Kind>{
+      {"_plus_scalar", ScalarArith::kPlus},     {"_PlusScalar", ScalarArith::kPlus},
+      {"_minus_scalar", ScalarArith::kMinus},   {"_MinusScalar", ScalarArith::kMinus},
+      {"_rminus_scalar", ScalarArith::kRMinus}, {"_RMinusScalar", ScalarArith::kRMinus},
+      {"_mul_scalar", ScalarArith::kMul},       {"_MulScalar", ScalarArith::kMul},
+      {"_div_scalar", ScalarArith::kDiv},       {"_DivScalar", ScalarArith::kDiv},
+      {"_rdiv_scalar", ScalarArith::kRDiv},     {"_RDivScalar", ScalarArith::kRDiv},
+  };
+  return *names;
+}
+
+class ScalarArithOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ScalarArith::Parse(attrs);
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    return {in[0]};
+  }
+};
+
+const OpRegistrar kRegister({"_plus_scalar", "_PlusScalar", "_minus_scalar", "_MinusScalar", "_rminus_scalar",
+                             "_RMinusScalar", "_mul_scalar", "_MulScalar", "_div_scalar", "_DivScalar",
+                             "_rdiv_scalar", "_RDivScalar"},
+                            new ScalarArithOp);
+
+}  // namespace
+
+ScalarArith ScalarArith::Parse(const Attrs& attrs) {
+  auto it = Names().find(attrs.op());
+  Check(it != Names().end(), QV_ERR_INTERNAL, attrs.Where() + "is not a scalar arithmetic operator");
+  ScalarArith s;
+  s.kind = it->second;
+  attrs.Require("scalar");
+  s.scalar = static_cast<float>(attrs.GetFloat("scalar", 0));
+  return s;
+}
+
+}  // namespace qv

@@ -1,0 +1,18 @@
+// Arithmetic with a scalar attribute: _plus_scalar, _minus_scalar, _rminus_scalar, _mul_scalar,
+// _div_scalar, _rdiv_scalar (and their _PlusScalar-style aliases).
+#pragma once
+
+#include "ops/op.h"
+
+namespace qv {
+
+struct ScalarArith {
+  enum Kind { kPlus, kMinus, kRMinus, kMul, kDiv, kRDiv };
+  Kind kind = kPlus;
+  float scalar = 0.f;
+
+  // Kind from the operator name, scalar from the required "scalar" attribute.
+  static ScalarArith Parse(const Attrs& attrs);
+};
+
+}  // namespace qv

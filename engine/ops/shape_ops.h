@@ -1,0 +1,24 @@
+// Geometry of the operators that only move data: Reshape, expand_dims, transpose, slice, slice_axis.
+#pragma once
+
+#include <vector>
+
+#include "ops/op.h"
+
+namespace qv {
+
+// Reshape's output shape from its `shape` attribute and MXNet's special codes (see reshape.cc).
+Shape ReshapeOutput(const Attrs& attrs, const Shape& input);
+
+// transpose's permutation: `axes` (each axis once, none negative), or the reversed axes when empty.
+std::vector<int64_t> TransposeAxes(const Attrs& attrs, size_t ndim);
+
+// A strided window of the input: output index i along axis d reads input index begin[d] + i * step[d].
+struct SliceWindow {
+  Shape out;
+  std::vector<int64_t> begin, step;
+};
+// slice (begin/end/step tuples, None allowed) and slice_axis (one axis, end may be None).
+SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input);
+
+}  // namespace qv

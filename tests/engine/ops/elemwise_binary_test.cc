@@ -1,0 +1,115 @@
+// elemwise_* and broadcast_* add/sub/mul/div (with MXNet's aliases) against a broadcasting reference.
+#include "engine/ops/op_test_util.h"
+
+using namespace qv_op_test;
+
+namespace {
+
+float Apply(char op, float a, float b) {
+  switch (op) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return a * b;
+    default: return a / b;
+  }
+}
+
+// numpy broadcasting, written with explicit multi-indices.
+Tensor RefBinary(char op, const Tensor& a, const Tensor& b) {
+  const size_t n = std::max(a.shape.size(), b.shape.size());
+  Shape pa(n - a.shape.size(), 1), pb(n - b.shape.size(), 1), out(n);
+  pa.insert(pa.end(), a.shape.begin(), a.shape.end());
+  pb.insert(pb.end(), b.shape.begin(), b.shape.end());
+  for (size_t d = 0; d < n; ++d) out[d] = std::max(pa[d], pb[d]);
+  Tensor y(out);
+  const auto sa = Strides(pa), sb = Strides(pb);
+  for (int64_t i = 0; i < y.size(); ++i) {
+    const auto idx = Unravel(i, out);
+    int64_t ia = 0, ib = 0;
+    for (size_t d = 0; d < n; ++d) {
+      ia += (pa[d] == 1 ? 0 : idx[d]) * sa[d];
+      ib += (pb[d] == 1 ? 0 : idx[d]) * sb[d];
+    }
+    y.data[i] = Apply(op, a.data[ia], b.data[ib]);
+  }
+  return y;
+}
+
+Tensor RunBinary(const std::string& op, const Tensor& a, const Tensor& b) {
+  GraphBuilder g;
+  const int lhs = g.Variable("lhs"), rhs = g.Variable("rhs");
+  g.Output(g.Op(op, "op0", {}, {lhs, rhs}));
+  return Run(g, {a, b}).at(0);
+}
+
+}  // namespace
+
+TEST_CASE("elemwise add/sub/mul/div and their aliases match the reference", "[ops][binary]") {
+  const std::vector<std::pair<std::string, char>> ops = {
+      {"elemwise_add", '+'}, {"_plus", '+'}, {"elemwise_sub", '-'}, {"_minus", '-'}, {"_Minus", '-'}, {"_sub", '-'},
+      {"elemwise_mul", '*'}, {"_mul", '*'},  {"_Mul", '*'},         {"elemwise_div", '/'}, {"_div", '/'}, {"_Div", '/'},
+  };
+  unsigned seed = 100;
+  for (const auto& [name, op] : ops) {
+    for (const Shape& shape : {Shape{2, 13, 5, 7}, Shape{7}, Shape{3, 4}}) {
+      const Tensor a = RandomTensor(shape, seed++), b = RandomTensor(shape, seed++, 0.5f, 2.f);
+      ExpectClose(RunBinary(name, a, b), RefBinary(op, a, b), name + " x=" + qv_ref::ShapeToString(shape));
+    }
+  }
+}
+
+TEST_CASE("broadcast add/sub/mul/div match numpy broadcasting, either side stretching", "[ops][binary]") {
+  const std::vector<std::pair<std::string, char>> ops = {{"broadcast_add", '+'}, {"broadcast_plus", '+'},
+                                                         {"broadcast_sub", '-'}, {"broadcast_minus", '-'},
+                                                         {"broadcast_mul", '*'}, {"broadcast_div", '/'}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{2, 5, 3, 4}, {1, 5, 1, 1}},  // per-channel scale (squeeze-and-excitation style)
+      {{1, 5, 1, 1}, {2, 5, 3, 4}},  // the left side stretches
+      {{2, 3, 4}, {4}},              // fewer dimensions on the right
+      {{3, 1}, {1, 4}},              // both stretch
+      {{2, 3}, {2, 3}},              // equal shapes
+  };
+  unsigned seed = 200;
+  for (const auto& [name, op] : ops) {
+    for (const auto& [sa, sb] : shapes) {
+      const Tensor a = RandomTensor(sa, seed++), b = RandomTensor(sb, seed++, 0.5f, 2.f);
+      ExpectClose(RunBinary(name, a, b), RefBinary(op, a, b),
+                  name + " " + qv_ref::ShapeToString(sa) + " with " + qv_ref::ShapeToString(sb));
+    }
+  }
+}
+
+TEST_CASE("binary ops on convolution outputs in blocked layouts", "[ops][binary]") {
+  // 13 channels: oneDNN pads the channel block, and division must not see the padding.
+  std::mt19937 rng(300);
+  // c2 sees positive data and weights, so the divisor stays away from 0.
+  std::map<std::string, Tensor> params = {{"c1_weight", qv_test::Random({13, 3, 3, 3}, &rng)},
+                                          {"c2_weight", qv_test::Random({13, 3, 3, 3}, &rng, 0.1f, 1.f)},
+                                          {"c3_weight", qv_test::Random({4, 13, 3, 3}, &rng)}};
+  for (const auto& [name, op] : std::vector<std::pair<std::string, char>>{
+           {"elemwise_sub", '-'}, {"elemwise_mul", '*'}, {"elemwise_div", '/'}, {"broadcast_div", '/'}}) {
+    GraphBuilder g;
+    const int data = g.Variable("data");
+    const AttrMap conv = {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "13"}, {"no_bias", "True"}};
+    const int c1 = g.Op("Convolution", "c1", conv, {data, g.Variable("c1_weight")});
+    const int c2 = g.Op("Convolution", "c2", conv, {data, g.Variable("c2_weight")});
+    const int out = g.Op(name, "op0", {}, {c1, c2});
+    AttrMap last = conv;
+    last["num_filter"] = "4";
+    g.Output(g.Op("Convolution", "c3", last, {out, g.Variable("c3_weight")}));
+    const Tensor x = qv_test::Random({2, 3, 6, 5}, &rng, 0.1f, 1.f);
+    qv_ref::ConvParams p;
+    p.kernel_h = p.kernel_w = 3;
+    p.pad_h = p.pad_w = 1;
+    const Tensor y1 = qv_ref::Convolution(x, params["c1_weight"], nullptr, p);
+    const Tensor y2 = qv_ref::Convolution(x, params["c2_weight"], nullptr, p);
+    const Tensor want = qv_ref::Convolution(RefBinary(op, y1, y2), params["c3_weight"], nullptr, p);
+    ExpectClose(Run(g, {x}, params).at(0), want, "conv, conv -> " + name + " -> conv", 1e-4);
+  }
+}
+
+TEST_CASE("binary ops refuse shapes that do not fit, naming the node", "[ops][binary]") {
+  const Tensor a = RandomTensor({2, 3}, 1), b = RandomTensor({3, 2}, 2);
+  ExpectMessage(FailureOf([&] { RunBinary("elemwise_mul", a, b); }), "op0", {"(2, 3)", "(3, 2)"});
+  ExpectMessage(FailureOf([&] { RunBinary("broadcast_sub", a, b); }), "op0", {"cannot broadcast"});
+}

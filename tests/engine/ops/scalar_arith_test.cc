@@ -1,0 +1,56 @@
+// The _*_scalar family (and the _PlusScalar-style aliases) against plain arithmetic.
+#include "engine/ops/op_test_util.h"
+
+using namespace qv_op_test;
+
+namespace {
+
+Tensor RefScalar(const std::string& kind, const Tensor& x, float s) {
+  Tensor y = x;
+  for (float& v : y.data) {
+    if (kind == "plus") v = v + s;
+    else if (kind == "minus") v = v - s;
+    else if (kind == "rminus") v = s - v;
+    else if (kind == "mul") v = v * s;
+    else if (kind == "div") v = v / s;
+    else v = s / v;
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("scalar arithmetic matches the reference, in plain and blocked layouts", "[ops][scalar]") {
+  const std::vector<std::pair<std::string, std::string>> ops = {
+      {"_plus_scalar", "plus"},   {"_PlusScalar", "plus"},     {"_minus_scalar", "minus"}, {"_MinusScalar", "minus"},
+      {"_rminus_scalar", "rminus"}, {"_RMinusScalar", "rminus"}, {"_mul_scalar", "mul"},     {"_MulScalar", "mul"},
+      {"_div_scalar", "div"},     {"_DivScalar", "div"},       {"_rdiv_scalar", "rdiv"},   {"_RDivScalar", "rdiv"},
+  };
+  unsigned seed = 400;
+  for (const auto& [name, kind] : ops) {
+    for (const char* scalar : {"2.5", "-0.125"}) {
+      const float s = std::stof(scalar);
+      const Tensor x = RandomTensor({2, 3, 4, 5}, seed++, 0.5f, 3.f);
+      ExpectClose(RunUnary(name, {{"scalar", scalar}, {"is_int", "False"}}, x), RefScalar(kind, x, s),
+                  name + " scalar=" + scalar);
+
+      // After a 13-filter convolution the data arrives blocked, with padded channels.
+      std::mt19937 rng(seed++);
+      const std::map<std::string, Tensor> params = {{"c_weight", qv_test::Random({13, 3, 1, 1}, &rng, 0.1f, 1.f)}};
+      GraphBuilder g;
+      const int data = g.Variable("data");
+      const int conv = g.Op("Convolution", "c", {{"kernel", "(1, 1)"}, {"num_filter", "13"}, {"no_bias", "True"}},
+                            {data, g.Variable("c_weight")});
+      g.Output(g.Op(name, "op0", {{"scalar", scalar}}, {conv}));
+      qv_ref::ConvParams p;
+      const Tensor want = RefScalar(kind, qv_ref::Convolution(x, params.at("c_weight"), nullptr, p), s);
+      ExpectClose(Run(g, {x}, params).at(0), want, "conv -> " + name + " scalar=" + scalar);
+    }
+  }
+}
+
+TEST_CASE("scalar arithmetic needs its scalar, naming the node", "[ops][scalar]") {
+  const Tensor x = RandomTensor({2, 3}, 1);
+  ExpectMessage(FailureOf([&] { RunUnary("_mul_scalar", {}, x); }), "op0", {"scalar", "missing"});
+  ExpectMessage(FailureOf([&] { RunUnary("_plus_scalar", {{"scalar", "two"}}, x); }), "op0", {"scalar", "two"});
+}
