@@ -6,7 +6,7 @@ import threading
 from typing import Any, Callable, List, Optional
 
 from . import capi
-from .errors import QuiverError, error_for
+from .errors import ClosedError, QuiverError, error_for
 
 _log = logging.getLogger("quiver")
 
@@ -87,10 +87,29 @@ class Future:
                 return
         self._call(fn)
 
-    def __del__(self) -> None:
-        # Output handles never turned into numpy arrays (the result was never asked for).
-        for handle in getattr(self, "_outputs", ()):
+    def close(self) -> None:
+        """Releases outputs never collected with result(); safe while the prediction still runs (it
+        completes and its memory is freed). result() then raises ClosedError. Idempotent."""
+        with self._lock:
+            if self._collected:
+                return
+            outputs, self._outputs = self._outputs, []
+            self._collected = True
+            if self._result is None and self._failure is None:
+                self._failure = ClosedError.from_message("this Future was closed before its result was collected")
+        for handle in outputs:
             capi.QvNDArrayFree(handle)
+
+    def __enter__(self) -> "Future":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        # The safety net for outputs never turned into numpy arrays.
+        if hasattr(self, "_lock"):
+            self.close()
 
     # -- runtime side -------------------------------------------------------------------------------
 

@@ -89,3 +89,16 @@ def test_apredict_failure_raises_in_the_awaiting_task(manifest):
 
         with pytest.raises(quiver.ShapeError):
             asyncio.run(main())
+
+
+def test_closing_a_future_in_flight_frees_its_outputs(manifest, resnet):
+    x, _, _ = case(manifest, "resnet18_v1", "b4_224")
+    quiver.wait_all()
+    before = quiver.memory_stats().arrays_alive
+    with resnet.predict_async(x) as future:
+        assert not future.done()
+    quiver.wait_all()
+    assert future.done()
+    with pytest.raises(quiver.ClosedError):
+        future.result()
+    assert quiver.memory_stats().arrays_alive == before
