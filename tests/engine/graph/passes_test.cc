@@ -5,6 +5,7 @@
 #include "graph/bound_graph.h"
 #include "graph/graph_check.h"
 #include "graph/symbol_json.h"
+#include "ops/convolution.h"
 
 using namespace qv;
 
@@ -94,5 +95,67 @@ TEST_CASE("a missing or mis-shaped parameter is named at binding", "[graph][pass
   } catch (const Error& e) {
     REQUIRE(e.status() == QV_ERR_SHAPE);
     REQUIRE(std::string(e.what()).find("'c2'") != std::string::npos);
+  }
+}
+
+namespace {
+
+// data -> depthwise conv -> BatchNorm -> clip(0, 6) -> conv -> LeakyReLU(0.1) -> conv -> clip(-1, 1)
+//      -> BatchNorm (not foldable: its input is no convolution) -> clip(0, 6)
+const char* kMobileBlock = R"json({
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "null", "name": "dw_weight", "inputs": []},
+    {"op": "Convolution", "name": "dw", "attrs": {"kernel": "(3, 3)", "pad": "(1, 1)", "num_filter": "4", "num_group": "4", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
+    {"op": "null", "name": "g", "inputs": []},
+    {"op": "null", "name": "b", "inputs": []},
+    {"op": "null", "name": "m", "inputs": []},
+    {"op": "null", "name": "v", "inputs": []},
+    {"op": "BatchNorm", "name": "bn", "attrs": {"fix_gamma": "False"}, "inputs": [[2, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0]]},
+    {"op": "clip", "name": "relu6", "attrs": {"a_min": "0", "a_max": "6"}, "inputs": [[7, 0, 0]]},
+    {"op": "null", "name": "pw_weight", "inputs": []},
+    {"op": "Convolution", "name": "pw", "attrs": {"kernel": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[8, 0, 0], [9, 0, 0]]},
+    {"op": "LeakyReLU", "name": "leaky", "attrs": {"slope": "0.1"}, "inputs": [[10, 0, 0]]},
+    {"op": "Convolution", "name": "pw2", "attrs": {"kernel": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[11, 0, 0], [9, 0, 0]]},
+    {"op": "clip", "name": "clip11", "attrs": {"a_min": "-1", "a_max": "1.5"}, "inputs": [[12, 0, 0]]},
+    {"op": "BatchNorm", "name": "bn2", "attrs": {"fix_gamma": "False"}, "inputs": [[13, 0, 0], [3, 0, 0], [4, 0, 0], [5, 0, 0], [6, 0, 0]]},
+    {"op": "clip", "name": "relu6_last", "attrs": {"a_min": "0", "a_max": "6"}, "inputs": [[14, 0, 0]]}
+  ],
+  "arg_nodes": [0, 1, 3, 4, 5, 6, 9],
+  "heads": [[15, 0, 0]]
+})json";
+
+}  // namespace
+
+TEST_CASE("passes fuse clip (relu6) and leaky ReLU into convolutions, depthwise included", "[graph][passes]") {
+  const Graph graph = ParseSymbolJson(kMobileBlock);
+  CheckGraphOperators(graph);
+  std::map<std::string, NDArrayPtr> params = {
+      {"dw_weight", Filled({4, 1, 3, 3}, 0.5f)}, {"g", Filled({4}, 2.f)}, {"b", Filled({4}, 1.f)},
+      {"m", Filled({4}, 0.25f)}, {"v", Filled({4}, 3.f)}, {"pw_weight", Filled({4, 4, 1, 1}, 1.f)},
+  };
+  BoundGraph g = BindParameters(graph, params);
+  Optimize(g);
+  std::vector<std::string> ops;
+  for (int id : TopologicalOrder(g.graph))
+    if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].name);
+  // oneDNN's batch normalisation fuses only ReLU, so the last clip stays a node of its own.
+  REQUIRE(ops == std::vector<std::string>{"dw", "pw", "pw2", "bn2", "relu6_last"});
+  REQUIRE(g.graph.nodes[2].attrs.at("__qv_post_ops__") == "clip:0:6");
+  REQUIRE(g.graph.nodes[10].attrs.at("__qv_post_ops__") == "leaky:0.100000001");
+  REQUIRE(g.graph.nodes[12].attrs.at("__qv_post_ops__") == "clip:-1:1.5");
+  REQUIRE(g.graph.nodes[14].attrs.count("__qv_post_ops__") == 0);
+}
+
+TEST_CASE("fused post-op text that does not parse is refused, naming the node", "[graph][passes]") {
+  for (const char* bad : {"clip:6:0", "clip:0", "leaky:x", "gelu", "relu:1"}) {
+    const std::map<std::string, std::string> values = {{"kernel", "(1, 1)"}, {"num_filter", "1"}, {"__qv_post_ops__", bad}};
+    try {
+      ConvolutionParams::Parse(Attrs(values, "Convolution", "conv_x"));
+      FAIL("accepted " << bad);
+    } catch (const Error& e) {
+      REQUIRE(std::string(e.what()).find("'conv_x'") != std::string::npos);
+      REQUIRE(std::string(e.what()).find(bad) != std::string::npos);
+    }
   }
 }
