@@ -9,4 +9,4 @@ export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
-"$python" -m pytest -q -p no:cacheprovider tests/python
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python  # -rs: say why anything skipped

@@ -8,6 +8,7 @@
 #include "graph/graph_check.h"
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
+#include "ops/identity.h"
 #include "ops/post_ops.h"
 
 namespace qv {
@@ -96,11 +97,10 @@ bool IsAdd(const Node& n) { return n.op == "elemwise_add" || n.op == "_Plus" || 
 }  // namespace
 
 void RemoveIdentities(BoundGraph& g) {
-  static const std::set<std::string> kIdentities = {"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"};
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& node = g.graph.nodes[id];
-    if (kIdentities.count(node.op)) r[{id, 0}] = node.inputs[0];
+    if (IsIdentityOp(node.op)) r[{id, 0}] = node.inputs[0];
   }
   ApplyRedirects(g.graph, r);
 }

@@ -1,9 +1,12 @@
+#include "ops/identity.h"
+
+#include <set>
+
 #include "ops/op.h"
 
 namespace qv {
 namespace {
 
-// Operators that are the identity at inference; graph passes remove them.
 class IdentityOp : public OpDef {
  public:
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
@@ -15,4 +18,10 @@ class IdentityOp : public OpDef {
 const OpRegistrar kRegister({"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"}, new IdentityOp);
 
 }  // namespace
+
+bool IsIdentityOp(const std::string& op) {
+  static const std::set<std::string> kIdentities = {"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"};
+  return kIdentities.count(op) == 1;
+}
+
 }  // namespace qv

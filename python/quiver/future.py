@@ -82,7 +82,7 @@ class Future:
         """Calls fn(future) when the prediction finishes: at once if it has, otherwise on Quiver's
         callback thread. Callbacks must not block for long; exceptions they raise are logged."""
         with self._lock:
-            if self._callbacks is not None and not self._finished.is_set():
+            if not self._finished.is_set():  # set under this lock, when the callbacks are taken
                 self._callbacks.append(fn)
                 return
         self._call(fn)

@@ -18,7 +18,7 @@ IMAGENET_STD = (58.395, 57.12, 57.375)
 def load_image(image: ImageLike) -> Image.Image:
     """An RGB PIL image from a PIL image, a file path, or an HxWxC (or HxW) uint8 array."""
     if isinstance(image, Image.Image):
-        return image.convert("RGB")
+        return image if image.mode == "RGB" else image.convert("RGB")
     if isinstance(image, (str, os.PathLike)):
         with Image.open(os.fspath(image)) as opened:
             return opened.convert("RGB")
@@ -65,11 +65,16 @@ class ImageTransform:
         return np.stack([self(image) for image in images])
 
 
-def as_image_list(images: Any) -> Tuple[List[ImageLike], bool]:
-    """(images, was_single): one image or a sequence of them."""
+def as_image_list(images: Any) -> List[ImageLike]:
+    """One image, or a sequence of them, as a list."""
     single = isinstance(images, (str, os.PathLike, Image.Image)) or (
         isinstance(images, np.ndarray) and images.ndim in (2, 3) and images.dtype == np.uint8)
-    return ([images] if single else list(images)), single
+    return [images] if single else list(images)
+
+
+def in_layout(batch: np.ndarray, desc: Any) -> np.ndarray:
+    """An NCHW image batch in the layout of the input it feeds (NHWC when its DataDesc says so)."""
+    return batch.transpose(0, 2, 3, 1) if desc is not None and desc.layout == "NHWC" else batch
 
 
 def model_image_size(desc: Any, default: Tuple[int, int]) -> Tuple[int, int]:

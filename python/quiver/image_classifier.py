@@ -6,7 +6,8 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from .classifier import Classification, Classifier
-from .image import IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, as_image_list, model_image_size
+from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, as_image_list, in_layout,
+                    model_image_size)
 
 
 class ImageClassifier(Classifier):
@@ -30,9 +31,7 @@ class ImageClassifier(Classifier):
 
     def preprocess(self, images: Any) -> np.ndarray:
         """The model input for one image or a sequence of them (a batch, in the input's layout)."""
-        batch = self.transform.batch(as_image_list(images)[0])
-        desc = self.input_desc()
-        return batch.transpose(0, 2, 3, 1) if desc is not None and desc.layout == "NHWC" else batch
+        return in_layout(self.transform.batch(as_image_list(images)), self.input_desc())
 
     def classify(self, images: Union[ImageLike, Sequence[ImageLike]], top_k: Optional[int] = 5
                  ) -> List[Classification]:

@@ -8,7 +8,8 @@ import numpy as np
 
 from .classifier import Labels, load_synset
 from .errors import ShapeError
-from .image import IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, load_image, model_image_size
+from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, load_image,
+                    model_image_size)
 from .predictor import Predictor
 
 Detection = Tuple[str, float, Tuple[float, float, float, float]]
@@ -52,7 +53,7 @@ class ObjectDetector(Predictor):
     def detect_batch(self, images: Sequence[ImageLike], threshold: float = 0.5) -> List[List[Detection]]:
         """detect() for several images at once (one batch)."""
         rgb = [load_image(image) for image in images]
-        outputs = self.predict(self.transform.batch(rgb))
+        outputs = self.predict(in_layout(self.transform.batch(rgb), self.input_desc()))
         return [self._decode(rows, pil.size, threshold) for rows, pil in zip(_rows(outputs), rgb)]
 
     def _decode(self, rows: Tuple[np.ndarray, np.ndarray, np.ndarray, bool], image_size: Tuple[int, int],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Dict, IO, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -45,13 +45,10 @@ class Predictor:
                  max_inflight: int = 64, *, thread_safe: bool = True, static_shape: bool = False,
                  options: Optional[Mapping[str, Any]] = None, **extras: Any) -> None:
         prefix = os.fspath(model_prefix)
-        symbol = capi.QvSymbolCreateFromFile(f"{prefix}-symbol.json")
-        try:
-            params = capi.QvNDArrayLoad(f"{prefix}-{epoch:04d}.params")
-            self._create(symbol, params, input_descs, device, max_inflight, thread_safe, static_shape, options)
-        finally:
-            capi.QvSymbolFree(symbol)
-        self._configure_or_close(os.path.dirname(prefix), extras)
+        self._load(lambda: capi.QvSymbolCreateFromFile(f"{prefix}-symbol.json"),
+                   lambda: capi.QvNDArrayLoad(f"{prefix}-{epoch:04d}.params"),
+                   (input_descs, device, max_inflight, thread_safe, static_shape, options),
+                   os.path.dirname(prefix), extras)
 
     @classmethod
     def from_bytes(cls, symbol: Source, params: Source, input_descs: Optional[Sequence[DataDesc]] = None,
@@ -73,13 +70,9 @@ class Predictor:
         if isinstance(params_bytes, str):
             raise TypeError("params must be bytes or a binary file object, not str")
         self = cls.__new__(cls)
-        handle = capi.QvSymbolCreateFromJSON(symbol_json)
-        try:
-            loaded = capi.QvNDArrayLoadFromBuffer(params_bytes)
-            self._create(handle, loaded, input_descs, device, max_inflight, thread_safe, static_shape, options)
-        finally:
-            capi.QvSymbolFree(handle)
-        self._configure_or_close(None, extras)
+        self._load(lambda: capi.QvSymbolCreateFromJSON(symbol_json),
+                   lambda: capi.QvNDArrayLoadFromBuffer(params_bytes),
+                   (input_descs, device, max_inflight, thread_safe, static_shape, options), None, extras)
         return self
 
     def _configure(self, model_dir: Optional[str], **extras: Any) -> None:
@@ -88,7 +81,15 @@ class Predictor:
         if extras:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {', '.join(sorted(extras))}")
 
-    def _configure_or_close(self, model_dir: Optional[str], extras: Dict[str, Any]) -> None:
+    def _load(self, make_symbol: Callable[[], Any], load_params: Callable[[], Any], settings: Tuple[Any, ...],
+              model_dir: Optional[str], extras: Dict[str, Any]) -> None:
+        """Compiles the model from its symbol and parameters (loaders given by the constructors), then
+        hands the subclass its own keywords; `settings` are _create's arguments after the params."""
+        symbol = make_symbol()
+        try:
+            self._create(symbol, load_params(), *settings)
+        finally:
+            capi.QvSymbolFree(symbol)
         try:
             self._configure(model_dir, **extras)
         except BaseException:
@@ -125,8 +126,7 @@ class Predictor:
             raise InvalidArgumentError.from_message(
                 f"input_descs name {unknown}, which the model does not take (its inputs: {self._input_names})")
         self._descs: Dict[str, Optional[DataDesc]] = {n: by_name.get(n) for n in self._input_names}
-        self._dtypes = [np.dtype(by_name[n].dtype) if n in by_name else np.dtype(np.float32)
-                        for n in self._input_names]
+        self._dtypes = [np.dtype(d.dtype if d else np.float32) for d in self._descs.values()]
 
     # -- description -------------------------------------------------------------------------------
 

@@ -7,20 +7,6 @@
 namespace qv::cpu {
 namespace {
 
-class SoftSignKernel : public Kernel {
- public:
-  explicit SoftSignKernel(int64_t n) : n_(n) {}
-  void Execute(const ExecArgs& args) const override {
-    const float* x = static_cast<const float*>(args.inputs[0]);
-    float* y = static_cast<float*>(args.outputs[0]);
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n_; ++i) y[i] = x[i] / (1.f + std::fabs(x[i]));
-  }
-
- private:
-  int64_t n_;
-};
-
 dnnl::algorithm EltwiseAlgorithm(ActType t) {
   switch (t) {
     case ActType::kRelu: return dnnl::algorithm::eltwise_relu;
@@ -34,16 +20,8 @@ dnnl::algorithm EltwiseAlgorithm(ActType t) {
 
 KernelBuild BuildActivation(const KernelRequest& req) {
   const ActType type = req.attrs.op() == "relu" ? ActType::kRelu : ParseActType(req.attrs);
-  if (type == ActType::kSoftSign) {
-    const Desc data = req.inputs[0].desc;
-    KernelBuild build;
-    build.runtime_inputs = {0};
-    build.input_descs = {data};
-    build.output_descs = {data};
-    // Element-wise, so any layout works; padding elements stay 0 since softsign(0) = 0.
-    build.kernel = std::make_unique<SoftSignKernel>(static_cast<int64_t>(data.get_size() / sizeof(float)));
-    return build;
-  }
+  if (type == ActType::kSoftSign)
+    return BuildElementwiseLoop(req, [](float x) { return x / (1.f + std::fabs(x)); }, /*keeps_zero=*/true);
   return BuildEltwise(req, EltwiseAlgorithm(type), 0.f, 0.f);
 }
 

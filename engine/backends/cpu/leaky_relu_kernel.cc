@@ -7,22 +7,6 @@
 namespace qv::cpu {
 namespace {
 
-// selu(0) = 0, so it may run over a blocked layout's zero padding too.
-class SeluKernel : public Kernel {
- public:
-  explicit SeluKernel(int64_t n) : n_(n) {}
-  void Execute(const ExecArgs& args) const override {
-    const float* x = static_cast<const float*>(args.inputs[0]);
-    float* y = static_cast<float*>(args.outputs[0]);
-    const float alpha = static_cast<float>(kSeluAlpha), lambda = static_cast<float>(kSeluLambda);
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n_; ++i) y[i] = lambda * (x[i] > 0.f ? x[i] : alpha * std::expm1(x[i]));
-  }
-
- private:
-  int64_t n_;
-};
-
 // Row-major data viewed as (outer, channels, inner); gamma holds one slope per channel, or one in all.
 class PReluKernel : public Kernel {
  public:
@@ -71,13 +55,9 @@ KernelBuild BuildLeakyRelu(const KernelRequest& req) {
     case LeakyReluParams::kPRelu: return BuildPRelu(req);
     case LeakyReluParams::kSelu: break;
   }
-  const Desc data = req.inputs[0].desc;
-  KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {data};
-  build.output_descs = {data};
-  build.kernel = std::make_unique<SeluKernel>(static_cast<int64_t>(data.get_size() / sizeof(float)));
-  return build;
+  const float alpha = static_cast<float>(kSeluAlpha), lambda = static_cast<float>(kSeluLambda);
+  return BuildElementwiseLoop(
+      req, [=](float x) { return lambda * (x > 0.f ? x : alpha * std::expm1(x)); }, /*keeps_zero=*/true);
 }
 
 const CpuKernelRegistrar kRegister({"LeakyReLU"}, BuildLeakyRelu);
