@@ -55,8 +55,10 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
     }
   }
 
-  // Weight-like inputs must be parameters; check their shapes against the attributes.
-  for (const Node& node : g.graph.nodes) {
+  // Weight-like inputs must be parameters; check their shapes against the attributes. Only nodes the
+  // outputs reach: a symbol whose heads are internal nodes leaves the rest (and their weights) unused.
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node& node = g.graph.nodes[id];
     if (node.is_variable()) continue;
     const OpDef* def = FindOp(node.op);
     const Attrs attrs(node.attrs, node.op, node.name);
