@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The conformance suite on one fixture set: tests/conformance/run.sh [ci|full] [pytest args...]
 # Builds and installs the Python package, makes (or reuses) the set's fixtures, runs the comparison.
-# QUIVER_CONFORMANCE_REPORT=FILE keeps each case's max error as JSON lines (bench/conformance_table.sh).
+# QUIVER_CONFORMANCE_REPORT=FILE keeps each case's max error as JSON lines (bench/conformance_table.py).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 set_name="${1:-full}"
