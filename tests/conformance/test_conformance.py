@@ -61,12 +61,12 @@ def predictor(prefix: str) -> quiver.Predictor:
     return quiver.Predictor(str(FIXTURES / prefix))
 
 
-def report(model: str, shape, error: float, mxnet_error: float) -> None:
+def report(model: str, shape, error: float, mxnet_error: float, passed: bool) -> None:
     path = os.environ.get("QUIVER_CONFORMANCE_REPORT")
     if path:
         with open(path, "a") as f:
             f.write(json.dumps({"model": model, "shape": shape, "max_error": error,
-                                "mxnet_float32_error": mxnet_error}) + "\n")
+                                "mxnet_float32_error": mxnet_error, "passed": passed}) + "\n")
 
 
 def iou(a: np.ndarray, b: np.ndarray) -> float:
@@ -124,11 +124,11 @@ def test_matches_mxnet(model, case):
     mxnet_error = case["mxnet_float32_error"]
     if model["task"] == "detection":
         error = compare_detections(got, want, case["shape"][-1], mxnet_error)
-        report(model["name"], case["shape"], error, mxnet_error)
+        report(model["name"], case["shape"], error, mxnet_error, True)
     else:
         error = max(float(np.abs(g - w).max() / np.abs(w).max()) for g, w in zip(got, want))
-        report(model["name"], case["shape"], error, mxnet_error)
         bound = max(TOLERANCE, 2 * mxnet_error)
+        report(model["name"], case["shape"], error, mxnet_error, error <= bound)
         assert error <= bound, (f"max |quiver - mxnet| / max |mxnet| = {error:.2e} > {bound:.2e} "
                                 f"(MXNet float32 vs float64: {mxnet_error:.2e})")
 
