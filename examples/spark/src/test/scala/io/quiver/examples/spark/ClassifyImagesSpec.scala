@@ -6,7 +6,7 @@ import javax.imageio.ImageIO
 
 import io.quiver.infer.DataDesc
 import io.quiver.infer.scala.{ImageClassifier, SharedModels}
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{Encoders, SparkSession}
 import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
@@ -64,7 +64,7 @@ class ClassifyImagesSpec extends AnyFunSuite with BeforeAndAfterAll {
     ClassifyImages.run(spark, IndexedSeq(dir.toString, prefix, out, "3"))
 
     import spark.implicits._
-    val got = spark.read.json(out).as[ClassifyImages.Prediction].collect().groupBy(p => Path.of(p.path.stripPrefix("file:")).getFileName.toString)
+    val got = spark.read.schema(Encoders.product[ClassifyImages.Prediction].schema).json(out).as[ClassifyImages.Prediction].collect().groupBy(p => Path.of(p.path.stripPrefix("file:")).getFileName.toString)
     assert(SharedModels.loads == loadsBefore + 1, "the model is loaded once per executor JVM")
     assert(spark.read.format("binaryFile").load(dir.toString).rdd.getNumPartitions >= 4)
     assert(got.keySet == (0 until 12).map(n => f"image$n%02d.png").toSet)
