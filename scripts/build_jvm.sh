@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/install_jvm_deps.sh >&2
+bash scripts/install_deps.sh openjdk-17-jdk-headless maven >&2  # JDK 17 (JNI headers) and Maven
 JAVA_HOME="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}"
 export JAVA_HOME
 python="$(bash scripts/setup_python_venv.sh)"   # SWIG comes from PyPI, in the project's Python venv

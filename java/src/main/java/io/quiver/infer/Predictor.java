@@ -180,16 +180,7 @@ public class Predictor implements AutoCloseable {
 
   /** Runs the model and waits: one row-major array per output. */
   public float[][] predict(float[]... inputs) {
-    final long[] outputs = submit(inputs);
-    try {
-      for (long output : outputs) {
-        QuiverCapi.QvNDArrayWaitToRead(output);
-      }
-    } catch (RuntimeException e) {
-      free(outputs);
-      throw e;
-    }
-    return readAndFree(outputs);
+    return readAndFree(waitFor(submit(inputs)));
   }
 
   /**
@@ -203,16 +194,7 @@ public class Predictor implements AutoCloseable {
 
   /** Runs the model on arrays (no copies) and waits; the outputs are the caller's to close. */
   public NDArray[] predict(NDArray... inputs) {
-    final long[] outputs = invoke(inputs);
-    try {
-      for (long output : outputs) {
-        QuiverCapi.QvNDArrayWaitToRead(output);
-      }
-    } catch (RuntimeException e) {
-      free(outputs);
-      throw e;
-    }
-    return wrap(outputs);
+    return wrap(waitFor(invoke(inputs)));
   }
 
   /**
@@ -303,6 +285,19 @@ public class Predictor implements AutoCloseable {
       throw e;
     }
     return outputs[0];
+  }
+
+  /** Waits until the outputs are readable; on a failure frees them and throws it. */
+  private static long[] waitFor(long[] outputs) {
+    try {
+      for (long output : outputs) {
+        QuiverCapi.QvNDArrayWaitToRead(output);
+      }
+      return outputs;
+    } catch (RuntimeException e) {
+      free(outputs);
+      throw e;
+    }
   }
 
   private void checkCount(int count) {

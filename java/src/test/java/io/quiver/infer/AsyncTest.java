@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +49,7 @@ class AsyncTest {
     final float[] x = c.input();
     try (Predictor p = new Predictor(c.prefix(), 0, List.of(Fixtures.data(c.inputShape())))) {
       final float[] reference = p.predict(x)[0];
-      final ByteBuffer direct = ByteBuffer.allocateDirect(x.length * 4).order(ByteOrder.nativeOrder());
-      direct.asFloatBuffer().put(x);
+      final ByteBuffer direct = Fixtures.direct(x);
       final CompletableFuture<NDArray[]> future;
       try (NDArray input = NDArray.wrap(direct, DType.FLOAT32, c.inputShape())) {
         future = p.predictAsync(input);

@@ -99,6 +99,13 @@ final class Fixtures {
     return new DataDesc("data", shape);
   }
 
+  /** A direct buffer in native byte order holding the values (for NDArray.wrap). */
+  static ByteBuffer direct(float[] values) {
+    final ByteBuffer buffer = ByteBuffer.allocateDirect(values.length * 4).order(ByteOrder.nativeOrder());
+    buffer.asFloatBuffer().put(values);
+    return buffer;
+  }
+
   /** max |a - b|. */
   static float maxAbsDiff(float[] a, float[] b) {
     assertTrue(a.length == b.length, "lengths " + a.length + " vs " + b.length);

@@ -40,6 +40,7 @@ class MemoryTest {
     final Fixtures.Case c = Fixtures.tiny();
     Quiver.waitAll();
     final long before = Quiver.memoryStats()[0];
+    System.out.println("(the LEAK warning that follows is this test's deliberate leak)");
     openAndForget(c);
     assertTrue(Quiver.memoryStats()[0] > before, "the forgotten predictor holds memory");
     for (int i = 0; i < 100 && Quiver.memoryStats()[0] > before; ++i) {

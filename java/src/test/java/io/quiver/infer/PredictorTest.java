@@ -9,7 +9,6 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -59,8 +58,7 @@ class PredictorTest {
     final float[] x = c.input();
     try (Predictor p = new Predictor(c.prefix(), 0, List.of(Fixtures.data(c.inputShape())))) {
       final float[] reference = p.predict(x)[0];
-      final ByteBuffer direct = ByteBuffer.allocateDirect(x.length * 4).order(ByteOrder.nativeOrder());
-      direct.asFloatBuffer().put(x);
+      final ByteBuffer direct = Fixtures.direct(x);
       try (NDArray input = NDArray.wrap(direct, DType.FLOAT32, c.inputShape())) {
         final NDArray[] outputs = p.predict(input);
         Quiver.waitAll(); // the runtime's own references to the invocation's arrays are gone now
