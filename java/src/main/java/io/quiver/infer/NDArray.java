@@ -13,13 +13,14 @@ import java.util.Objects;
  * <p>{@link #wrap} makes an array over a direct {@link ByteBuffer} without copying it; outputs of a
  * prediction hand their native memory out through {@link #buffer()} without copying either. An array is
  * safe to read from several threads. Close it to free its native memory (a {@code Cleaner} frees
- * forgotten ones and logs them); buffers obtained from {@link #buffer()} must not be used after that.
+ * forgotten ones and logs them); memory viewed through {@link #buffer()} stays until the view is gone too.
  */
 public final class NDArray implements AutoCloseable {
   private final NativeHandle handle;
   private final Shape shape;
   private final DType dtype;
   private final ByteBuffer wrapped; // the caller memory a wrapping array reads, kept alive with it
+  private ByteBuffer view; // the native memory, once buffer() handed it out
 
   /** Takes ownership of a native array handle (once constructed: if this throws, the caller keeps it). */
   NDArray(long handle, ByteBuffer wrapped) {
@@ -104,16 +105,24 @@ public final class NDArray implements AutoCloseable {
 
   /**
    * The array's native memory as a direct buffer in native byte order, without copying (waits until it
-   * is readable first). Valid until {@link #close()}.
+   * is readable first). The memory stays valid while the buffer (or any view of it) is reachable, even
+   * after {@link #close()}: it is freed once both have happened.
    */
   public ByteBuffer buffer() {
-    final long h = handle.acquire();
-    try {
-      QuiverCapi.QvNDArrayWaitToRead(h);
-      return QuiverCapi.QvjDirectBuffer(h).order(ByteOrder.nativeOrder());
-    } finally {
-      handle.release();
+    synchronized (this) {
+      if (view == null) {
+        final long h = handle.acquire();
+        try {
+          QuiverCapi.QvNDArrayWaitToRead(h);
+          view = QuiverCapi.QvjDirectBuffer(h);
+          handle.holdWhileReachable(view);
+        } finally {
+          handle.release();
+        }
+      }
     }
+    // Duplicates (and their views) keep `view` reachable: the JDK links derived direct buffers to it.
+    return view.duplicate().order(ByteOrder.nativeOrder());
   }
 
   /** A copy of a float32 array's elements (waits until it is readable first). */

@@ -47,7 +47,8 @@ class MemoryTest {
       System.gc();
       Thread.sleep(50);
     }
-    assertEquals(before, Quiver.memoryStats()[0], "memory of the forgotten predictor");
+    // At most `before`: other tests' garbage may be collected meanwhile too.
+    assertTrue(Quiver.memoryStats()[0] <= before, "memory of the forgotten predictor");
   }
 
   private static void openAndForget(Fixtures.Case c) {

@@ -40,6 +40,15 @@ public final class NativeHandle {
     state.release();
   }
 
+  /**
+   * Keeps the handle alive, even past {@link #close()}, while {@code holder} is reachable (for views of
+   * native memory handed out to callers, which must never outlive it).
+   */
+  public void holdWhileReachable(Object holder) {
+    state.acquire();
+    CLEANER.register(holder, state::release);
+  }
+
   /** Frees the handle now, or when the last call using it releases it. Idempotent. */
   public void close() {
     state.closedByOwner = true;
