@@ -17,8 +17,8 @@ float64 in MXNet and 3.6e-4 in Quiver, which tracks MXNet's error layer by layer
   again twice MXNet's own share.
 
 QUIVER_CONFORMANCE_DIR names the fixture directory (tests/conformance/make_fixtures.sh prints it).
-With QUIVER_CONFORMANCE_REPORT set, each case appends one JSON line (model, shape, max error) to that
-file; bench/conformance_table.py reads it.
+With QUIVER_CONFORMANCE_REPORT set, each case appends one JSON line (model, shape, max error, MXNet's
+float32 error, whether it passed) to that file; bench/conformance_table.py reads it.
 """
 from __future__ import annotations
 
@@ -112,6 +112,38 @@ def compare_detections(got, want, size, logit_error):
                 assert match is not None, f"image {image}: {where}: class {row[0]:.0f} score {row[1]:.6f} box {row[2]}"
                 worst = max(worst, abs(match[1] - row[1]), float(np.abs(match[2] - row[2]).max()) / size)
     return worst
+
+
+def detections(rows, size=4):
+    """GluonCV's three outputs (ids, scores, boxes) for one image from (class, score, box) rows,
+    padded with -1 rows to `size`."""
+    rows = list(rows) + [(-1, -1, (-1, -1, -1, -1))] * (size - len(rows))
+    return [np.array([[[r[0]] for r in rows]], np.float32), np.array([[[r[1]] for r in rows]], np.float32),
+            np.array([[r[2] for r in rows]], np.float32)]
+
+
+MXNET_ROWS = [(3, 0.9, (0, 0, 10, 10)), (5, 0.5, (20, 20, 40, 40)), (5, 0.2 + 2e-5, (50, 50, 60, 60))]
+
+
+@pytest.mark.parametrize("quiver_rows,logit_error", [
+    ([(3, 0.9 + 5e-5, (0, 0, 10, 10)), (5, 0.5, (20, 20, 40, 40.01))], 0.0),  # one just at the threshold gone
+    ([(3, 0.9, (0, 0, 10, 10)), (5, 0.5 - 9e-4, (20, 20, 40, 40))], 1e-3),   # within 4 p (1 - p) E
+])
+def test_detection_matching_accepts_float32_differences(quiver_rows, logit_error):
+    compare_detections(detections(quiver_rows), detections(MXNET_ROWS), 64, logit_error)
+
+
+@pytest.mark.parametrize("quiver_rows,logit_error,message", [
+    ([(3, 0.9, (0, 0, 10, 10))], 0.0, "missing in Quiver: class 5"),
+    ([(3, 0.9, (0, 0, 10, 10)), (5, 0.5 - 2e-4, (20, 20, 40, 40))], 0.0, "missing in Quiver: class 5"),
+    ([(3, 0.9, (0, 0, 10, 10)), (5, 0.5 - 2e-3, (20, 20, 40, 40))], 1e-3, "missing in Quiver: class 5"),
+    ([(3, 0.9, (0, 0, 10, 10)), (5, 0.5, (20, 20, 40, 45))], 0.0, "missing in Quiver: class 5"),
+    ([(3, 0.9, (0, 0, 10, 10)), (4, 0.5, (20, 20, 40, 40))], 0.0, "missing in Quiver: class 5"),
+    (MXNET_ROWS + [(7, 0.3, (0, 0, 5, 5))], 0.0, "extra in Quiver: class 7"),
+])
+def test_detection_matching_rejects_real_differences(quiver_rows, logit_error, message):
+    with pytest.raises(AssertionError, match=message):
+        compare_detections(detections(quiver_rows), detections(MXNET_ROWS), 64, logit_error)
 
 
 @pytest.mark.parametrize("model,case", CASES, ids=[f"{m['name']}-{'x'.join(map(str, c['shape']))}" for m, c in CASES])
