@@ -12,6 +12,8 @@
 
 namespace qv {
 
+class InvocationControl;
+
 class NDArray {
  public:
   // A zero-filled array. Throws Error for bad shapes, unsupported devices or failed allocations.
@@ -33,6 +35,9 @@ class NDArray {
   int64_t size() const { return nbytes_ / DTypeSize(dtype_); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   const VarPtr& var() const { return var_; }
+  // The invocation that last wrote the array (QvCancel finds it here), or null. Thread-safe.
+  std::shared_ptr<InvocationControl> producer() const { return std::atomic_load(&producer_); }
+  void set_producer(std::shared_ptr<InvocationControl> control) { std::atomic_store(&producer_, std::move(control)); }
 
  private:
   NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr<Storage> storage, size_t nbytes);
@@ -43,6 +48,7 @@ class NDArray {
   std::shared_ptr<Storage> storage_;
   size_t nbytes_;
   VarPtr var_;
+  std::shared_ptr<InvocationControl> producer_;
 };
 
 using NDArrayPtr = std::shared_ptr<NDArray>;
