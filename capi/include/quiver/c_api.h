@@ -19,7 +19,9 @@
  * Threading: the runtime runs computations on its own worker threads. By default it never keeps more
  * compute threads busy than the CPUs this process may use (its affinity mask and cgroup CPU quota);
  * the environment variable QUIVER_NUM_THREADS, read when the library first runs work, sets another
- * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread.
+ * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread. An op
+ * with a request queue (the scheduling flags of QvCreateCachedOpEx) has one thread of its own that
+ * forms batches and never computes; its batches run on the runtime's workers.
  */
 #ifndef QUIVER_C_API_H_
 #define QUIVER_C_API_H_
@@ -261,8 +263,8 @@ QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char
 QV_EXPORT int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle *inputs,
                             uint32_t *num_outputs, QvNDArrayHandle **outputs);
 
-/* Releases the op. Safe while invocations are in flight: they finish, then the op is released. Never
- * blocks. */
+/* Releases the op. Safe while invocations are in flight: they finish, then the op is released. Requests
+ * waiting in its queue run at once, without waiting for batch_timeout_us. Never blocks. */
 QV_EXPORT int QvFreeCachedOp(QvCachedOpHandle op);
 
 /* Per-invocation options of QvInvokeAsyncEx. Set struct_size to sizeof(QvInvokeOptions) and zero
