@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "capi/scheduling_support.h"
+#include "support/scheduling_helpers.h"
 
 using namespace quiver_test;
 

@@ -49,7 +49,7 @@ typedef enum {
   QV_ERR_PARSE,            /* malformed symbol JSON or .params bytes */
   QV_ERR_SHAPE,            /* shapes or dtypes that do not fit the graph */
   QV_ERR_UNSUPPORTED,      /* an operator, dtype, device or file version Quiver does not run */
-  QV_ERR_BUSY,             /* max_inflight invocations already admitted */
+  QV_ERR_BUSY,             /* max_inflight invocations already admitted, or max_queue queued */
   QV_ERR_OUT_OF_MEMORY,    /* an allocation failed or a size exceeds what can be allocated */
   QV_ERR_DEVICE,           /* a device that is missing or failed */
   QV_ERR_INTERNAL,         /* a bug in Quiver: please report it with the message */
@@ -256,7 +256,8 @@ QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char
  * allocates the outputs, sets *num_outputs and points *outputs at a thread-local array valid until the
  * next QvInvokeAsync on this thread; each handle in it is owned by the caller (QvNDArrayFree).
  *
- * Fails fast, without blocking, with QV_ERR_BUSY when max_inflight invocations are in flight, and with
+ * Fails fast, without blocking, with QV_ERR_BUSY when max_inflight invocations are in flight (or
+ * max_queue requests are queued, on an op with a request queue), and with
  * QV_ERR_SHAPE / QV_ERR_INVALID_ARGUMENT for wrong inputs. Failures during the computation are reported
  * by the output arrays (WaitToRead, OnReady) and affect no other invocation. Compiling a plan for a new
  * input shape happens in this call (it blocks for that time, once per shape). */

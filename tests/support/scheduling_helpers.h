@@ -1,4 +1,4 @@
-// Helpers for the request-queue suites (batching_test.cc, cancellation_test.cc): submitting with
+// Helpers for the request-queue suites (tests/capi/batching_test.cc, cancellation_test.cc): submitting with
 // QvInvokeAsyncEx, waiting with a status, and comparing against unbatched results.
 #pragma once
 
