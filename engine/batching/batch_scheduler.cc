@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "batching/request_queue.h"
+#include "common/counted_slot.h"
 #include "common/error.h"
 
 namespace qv {
@@ -30,22 +31,6 @@ struct BatchScheduler::State {
   bool draining = false;  // no request will join the queued ones; guarded by mu
   bool closed = false;    // the op is gone; guarded by mu
 };
-
-namespace {
-
-// One admitted request's place under max_queue.
-class QueueSlot {
- public:
-  explicit QueueSlot(std::atomic<int>* queued) : queued_(queued) {}
-  ~QueueSlot() { queued_->fetch_sub(1); }
-  QueueSlot(const QueueSlot&) = delete;
-  QueueSlot& operator=(const QueueSlot&) = delete;
-
- private:
-  std::atomic<int>* queued_;
-};
-
-}  // namespace
 
 BatchScheduler::BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial)
     : state_(std::make_shared<State>(options, std::move(run), std::move(serial))) {
@@ -74,8 +59,9 @@ void BatchScheduler::Submit(RequestPtr request) {
     throw Error(QV_ERR_BUSY, "max_queue (" + std::to_string(state_->options.max_queue) +
                                  ") requests are already queued on this op");
   }
-  // The slot holds the state alive (the QueueSlot points into it) for as long as the request holds it.
-  request->queue_slot = std::shared_ptr<QueueSlot>(new QueueSlot(&state_->queued), [s = state_](QueueSlot* slot) { delete slot; });
+  // The slot's deleter holds the state (whose counter the slot points into) alive as long as the slot.
+  request->queue_slot =
+      std::shared_ptr<CountedSlot>(new CountedSlot(&state_->queued), [s = state_](CountedSlot* slot) { delete slot; });
   std::vector<VarPtr> reads, writes;
   for (const auto& a : request->inputs) reads.push_back(a->var());
   for (const auto& a : request->outputs) writes.push_back(a->var());

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "batching/batch_runner.h"
+#include "common/counted_slot.h"
 #include "common/error.h"
 #include "graph/graph_check.h"
 #include "scheduler/invocation_control.h"
@@ -72,16 +73,7 @@ std::vector<int> PackableParameters(const BoundGraph& g) {
 }
 
 // One admitted invocation: returns its slot when released, whether the work ran or was skipped.
-class InflightSlot {
- public:
-  explicit InflightSlot(std::atomic<int>* count) : count_(count) {}
-  ~InflightSlot() { count_->fetch_sub(1); }
-  InflightSlot(const InflightSlot&) = delete;
-  InflightSlot& operator=(const InflightSlot&) = delete;
-
- private:
-  std::atomic<int>* count_;
-};
+using InflightSlot = CountedSlot;
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "graph/bound_graph.h"
 #include "graph/symbol_json.h"
+#include "support/times_two_model.h"
 
 using namespace qv;
 
@@ -23,18 +24,10 @@ RequestPtr MakeRequest(int64_t rows, float value, std::vector<Failure>* ends) {
   return r;
 }
 
-const char* kTimesTwo = R"json({
-  "nodes": [
-    {"op": "null", "name": "data", "inputs": []},
-    {"op": "_mul_scalar", "name": "twice", "attrs": {"scalar": "2"}, "inputs": [[0, 0, 0]]}
-  ],
-  "heads": [[1, 0, 0]]
-})json";
-
 }  // namespace
 
 TEST_CASE("a batch gives each request its own rows and skips those that ended", "[batching]") {
-  const BoundGraph graph = BindParameters(ParseSymbolJson(kTimesTwo), {});
+  const BoundGraph graph = BindParameters(ParseSymbolJson(quiver_test::kTimesTwoJson), {});
   cpu::ConstantCache constants;
   std::vector<TensorType> compiled;
   const PlanSource plans = [&](const std::vector<TensorType>& types) {

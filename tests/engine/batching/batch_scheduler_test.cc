@@ -6,21 +6,14 @@
 
 #include "cachedop/cached_op.h"
 #include "graph/symbol_json.h"
+#include "support/times_two_model.h"
 
 using namespace qv;
 
 namespace {
 
-const char* kTimesTwo = R"json({
-  "nodes": [
-    {"op": "null", "name": "data", "inputs": []},
-    {"op": "_mul_scalar", "name": "twice", "attrs": {"scalar": "2"}, "inputs": [[0, 0, 0]]}
-  ],
-  "heads": [[1, 0, 0]]
-})json";
-
 std::shared_ptr<CachedOp> TimesTwo(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe = true) {
-  return CachedOp::Create(ParseSymbolJson(kTimesTwo), {}, CachedOpOptions::Parse(flags, thread_safe));
+  return CachedOp::Create(ParseSymbolJson(quiver_test::kTimesTwoJson), {}, CachedOpOptions::Parse(flags, thread_safe));
 }
 
 NDArrayPtr Filled(const Shape& shape, float value) {
