@@ -192,7 +192,8 @@ class Predictor:
         return Future(self._submit(arrays, timeout, priority), arrays, self._unpack)
 
     async def apredict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Any:
-        """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks."""
+        """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks.
+        Cancelling the awaiting task cancels the prediction."""
         future = self.predict_async(inputs, timeout=timeout, priority=priority)
         loop = asyncio.get_running_loop()
         waiter = loop.create_future()
@@ -204,7 +205,11 @@ class Predictor:
                 pass
 
         future.add_done_callback(wake)
-        return await waiter
+        try:
+            return await waiter
+        except asyncio.CancelledError:  # the awaiting task was cancelled: so is the prediction
+            future.cancel()
+            raise
 
     # -- lifetime ----------------------------------------------------------------------------------
 

@@ -119,3 +119,21 @@ def test_cancel_after_the_end_changes_nothing(manifest):
         assert not future.cancel()
         assert not future.cancelled()
         np.testing.assert_array_equal(future.result(), result)
+
+
+def test_cancelling_an_asyncio_task_cancels_its_queued_prediction(manifest):
+    import asyncio
+
+    x = _digits(manifest)[:1]
+    with quiver.Predictor(prefix("digits_cnn"), max_batch_size=8, batch_timeout_us=60_000_000) as p:
+        async def main():
+            task = asyncio.ensure_future(p.apredict(x))
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        start = time.monotonic()
+        asyncio.run(main())
+        quiver.wait_all()  # returns once the dropped request has ended, not after the 60 s timeout
+        assert time.monotonic() - start < 5
