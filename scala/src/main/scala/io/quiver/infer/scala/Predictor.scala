@@ -3,7 +3,9 @@ package io.quiver.infer.scala
 import io.quiver.infer.{DataDesc, Predictor => JPredictor}
 
 import _root_.scala.concurrent.Future
+import _root_.scala.concurrent.duration.FiniteDuration
 import _root_.scala.jdk.CollectionConverters._
+import _root_.scala.jdk.DurationConverters._
 import _root_.scala.jdk.FutureConverters._
 
 /** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
@@ -33,6 +35,15 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     */
   def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
     underlying.predictAsync(input: _*).thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+
+  /** [[predictAsync]] with a deadline: a prediction unfinished `timeout` after submission is dropped by the
+    * runtime (never run late) and the future fails with a [[io.quiver.infer.QuiverException]] whose code is
+    * `QuiverException.DEADLINE_EXCEEDED`. A higher `priority` runs first among predictions queued by the
+    * scheduling options (`max_batch_size`, `batch_timeout_us`, ...).
+    */
+  def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
+    underlying.predictAsync(timeout.toJava, priority, input: _*)
+      .thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
