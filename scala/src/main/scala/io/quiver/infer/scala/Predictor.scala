@@ -1,5 +1,7 @@
 package io.quiver.infer.scala
 
+import java.util.concurrent.CompletableFuture
+
 import io.quiver.infer.{DataDesc, Predictor => JPredictor}
 
 import _root_.scala.concurrent.Future
@@ -34,7 +36,7 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     * `ExecutionContext` you give them.
     */
   def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
-    underlying.predictAsync(input: _*).thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+    asScala(underlying.predictAsync(input: _*))
 
   /** [[predictAsync]] with a deadline: a prediction unfinished `timeout` after submission is dropped by the
     * runtime (never run late) and the future fails with a [[io.quiver.infer.QuiverException]] whose code is
@@ -42,8 +44,10 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     * scheduling options (`max_batch_size`, `batch_timeout_us`, ...).
     */
   def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
-    underlying.predictAsync(timeout.toJava, priority, input: _*)
-      .thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+    asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
+
+  private def asScala(future: CompletableFuture[Array[Array[Float]]]): Future[IndexedSeq[Array[Float]]] =
+    future.thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
