@@ -4,7 +4,7 @@ import java.util.concurrent.CompletableFuture
 
 import io.quiver.infer.{DataDesc, Predictor => JPredictor}
 
-import _root_.scala.concurrent.Future
+import _root_.scala.concurrent.{ExecutionContext, Future}
 import _root_.scala.concurrent.duration.FiniteDuration
 import _root_.scala.jdk.CollectionConverters._
 import _root_.scala.jdk.DurationConverters._
@@ -46,8 +46,10 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
   def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
     asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
 
+  // Converted before mapping, so that a failure is the QuiverException itself (a thenApply stage would
+  // wrap it in a CompletionException); the cheap map runs on the completing thread.
   private def asScala(future: CompletableFuture[Array[Array[Float]]]): Future[IndexedSeq[Array[Float]]] =
-    future.thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+    future.asScala.map(outputs => outputs.toIndexedSeq)(ExecutionContext.parasitic)
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
