@@ -1,13 +1,21 @@
 #include "scheduler/invocation_control.h"
 
+#include <algorithm>
 #include <string>
 
 namespace qv {
 
+namespace {
+
+// Deadlines are capped at 100 years: later ones would overflow the clock's nanosecond count.
+constexpr int64_t kLongestDeadlineUs = int64_t{100} * 366 * 24 * 3600 * 1000000;
+
+}  // namespace
+
 InvocationControl::InvocationControl(int64_t deadline_us)
     : deadline_us_(deadline_us),
       has_deadline_(deadline_us > 0),
-      deadline_(Clock::now() + std::chrono::microseconds(deadline_us > 0 ? deadline_us : 0)) {}
+      deadline_(Clock::now() + std::chrono::microseconds(std::clamp<int64_t>(deadline_us, 0, kLongestDeadlineUs))) {}
 
 bool InvocationControl::Cancel() {
   Finisher finish;

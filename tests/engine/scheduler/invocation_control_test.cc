@@ -1,6 +1,7 @@
 #include "scheduler/invocation_control.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -55,6 +56,15 @@ TEST_CASE("finishing a pending invocation past its deadline reports the deadline
   std::this_thread::sleep_for(3ms);
   c.Finish({QV_ERR_INTERNAL, "the batch failed"});
   REQUIRE(heard.status == QV_ERR_DEADLINE_EXCEEDED);
+}
+
+TEST_CASE("a deadline too far away to count in the clock's units is far away, not passed", "[scheduler][control]") {
+  for (int64_t us : {std::numeric_limits<int64_t>::max(), int64_t{1} << 62, int64_t{9'300'000'000'000'000}}) {
+    InvocationControl c(us);
+    REQUIRE(c.has_deadline());
+    REQUIRE(c.Alive(InvocationControl::Clock::now()));
+    REQUIRE(c.Claim());
+  }
 }
 
 TEST_CASE("ThrowIfEnded throws the ending as an Error; no deadline never expires", "[scheduler][control]") {
