@@ -11,7 +11,8 @@
  *
  * Four calls need the JVM itself and are written by hand below (Qvj* names): copies between float[] and
  * an array, a direct ByteBuffer over an array's memory (QvNDArrayGetData), an array over a direct
- * ByteBuffer (QvNDArrayCreateFromBuffer) and OnReady with a Java listener. */
+ * ByteBuffer (QvNDArrayCreateFromBuffer) and OnReady with a Java listener. QvInvokeAsyncEx's options
+ * struct stays out of Java: QvjInvokeAsyncEx builds it from two values (long deadlineUs, int priority). */
 %module QuiverCapi
 
 %{
@@ -298,7 +299,8 @@ QVJ_HANDLE(QvCachedOpHandle)
 
 /* ---- numbers, shapes and memory ----------------------------------------------------------------- */
 
-%apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id };
+%apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id,
+                     int *cancelled };
 
 %typemap(jni) uint64_t *QVJ_U64_OUT "jlongArray"
 %typemap(jtype) uint64_t *QVJ_U64_OUT "long[]"
@@ -394,6 +396,8 @@ QVJ_HANDLE(QvCachedOpHandle)
 %ignore QvNDArrayCreateFromBuffer; /* QvjWrapDirectBuffer below */
 %ignore QvNDArrayGetData;          /* QvjDirectBuffer / QvjReadFloats / QvjWriteFloats below */
 %ignore QvNDArrayOnReady;          /* QvjOnReady below */
+%ignore QvInvokeOptions;           /* built by QvjInvokeAsyncEx below */
+%ignore QvInvokeAsyncEx;           /* QvjInvokeAsyncEx below */
 #define QV_EXPORT
 %include "quiver/c_api.h"
 
@@ -553,5 +557,18 @@ int QvjOnReady(JNIEnv *jenv, QvNDArrayHandle a, jobject listener) {
   const int status = QvNDArrayOnReady(a, qvj_on_ready, kept);
   if (status != QV_OK) (*jenv)->DeleteGlobalRef(jenv, kept);
   return status;
+}
+
+/* QvInvokeAsyncEx with its options given as values (struct_size = sizeof, the rest zeroed first, as the
+ * header asks): deadline_us > 0 is the deadline in microseconds from now (0: none), priority orders the
+ * op's queue. */
+int QvjInvokeAsyncEx(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle *inputs, uint32_t *num_outputs,
+                     QvNDArrayHandle **outputs, int64_t deadline_us, int32_t priority) {
+  QvInvokeOptions options;
+  memset(&options, 0, sizeof options);
+  options.struct_size = sizeof options;
+  options.deadline_us = deadline_us;
+  options.priority = priority;
+  return QvInvokeAsyncEx(op, num_inputs, inputs, num_outputs, outputs, &options);
 }
 %}

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -14,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs an MXNet model ({@code prefix-symbol.json} + {@code prefix-%04d.params}) with Quiver.
@@ -30,6 +32,12 @@ import java.util.concurrent.CompletableFuture;
  * OnReady callback, on the runtime's callback thread ("quiver-callbacks") unless the result was ready
  * already. Stages chained with {@code thenApply} and the like run on that thread: keep them short, or
  * use the {@code ...Async} variants with an executor.
+ *
+ * <p>Overloads taking a {@code timeout} and a {@code priority} give the runtime a deadline (a prediction
+ * still unfinished when it passes is dropped, never run late, and fails with
+ * {@code QuiverException.DEADLINE_EXCEEDED}) and an order among predictions queued by the scheduling
+ * options ({@code max_batch_size}, {@code batch_timeout_us}, {@code instances}, {@code max_queue}).
+ * Cancelling a future returned by {@code predictAsync} cancels its prediction in the runtime.
  *
  * <p>Native failures throw {@link QuiverException}. Close the Predictor to release its memory (a
  * {@code Cleaner} releases forgotten ones and logs them); predictions in flight still complete.
@@ -180,7 +188,19 @@ public class Predictor implements AutoCloseable {
 
   /** Runs the model and waits: one row-major array per output. */
   public float[][] predict(float[]... inputs) {
-    return readAndFree(waitFor(submit(inputs)));
+    return predict(null, 0, inputs);
+  }
+
+  /**
+   * {@link #predict(float[]...)} with a deadline and a priority.
+   *
+   * @param timeout how long the prediction may take from now (positive), or null for no limit; past it
+   *     this throws {@code QuiverException.DEADLINE_EXCEEDED}
+   * @param priority higher runs first among predictions queued on this Predictor (0 by default; it only
+   *     matters with the scheduling options)
+   */
+  public float[][] predict(Duration timeout, int priority, float[]... inputs) {
+    return readAndFree(waitFor(submit(Scheduling.of(timeout, priority), inputs)));
   }
 
   /**
@@ -189,20 +209,37 @@ public class Predictor implements AutoCloseable {
    * computation complete the future exceptionally with a {@link QuiverException}.
    */
   public CompletableFuture<float[][]> predictAsync(float[]... inputs) {
-    return PendingOutputs.of(submit(inputs), Predictor::readAndFree, result -> {}, null);
+    return predictAsync(null, 0, inputs);
+  }
+
+  /**
+   * {@link #predictAsync(float[]...)} with a deadline and a priority (see
+   * {@link #predict(Duration, int, float[]...)}): past the timeout the future fails with
+   * {@code QuiverException.DEADLINE_EXCEEDED}. {@code cancel} on the future cancels the prediction.
+   */
+  public CompletableFuture<float[][]> predictAsync(Duration timeout, int priority, float[]... inputs) {
+    return PredictionFuture.of(submit(Scheduling.of(timeout, priority), inputs), Predictor::readAndFree,
+                               result -> {}, null);
   }
 
   /** Runs the model on arrays (no copies) and waits; the outputs are the caller's to close. */
   public NDArray[] predict(NDArray... inputs) {
-    return wrap(waitFor(invoke(inputs)));
+    return wrap(waitFor(invoke(null, inputs)));
   }
 
   /**
    * {@link #predict(NDArray...)} without waiting. The inputs are kept alive (and must not be written)
-   * until the future completes; its outputs are the caller's to close.
+   * until the runtime has let go of them, also when the future is cancelled; its outputs are the
+   * caller's to close.
    */
   public CompletableFuture<NDArray[]> predictAsync(NDArray... inputs) {
-    return PendingOutputs.of(invoke(inputs), Predictor::wrap, Predictor::closeAll, inputs.clone());
+    return predictAsync(null, 0, inputs);
+  }
+
+  /** {@link #predictAsync(NDArray...)} with a deadline and a priority, as for {@code float[]} inputs. */
+  public CompletableFuture<NDArray[]> predictAsync(Duration timeout, int priority, NDArray... inputs) {
+    return PredictionFuture.of(invoke(Scheduling.of(timeout, priority), inputs), Predictor::wrap,
+                               Predictor::closeAll, inputs.clone());
   }
 
   /** The shape of an output of the most recent prediction submitted by this thread on this Predictor. */
@@ -231,8 +268,24 @@ public class Predictor implements AutoCloseable {
 
   // -- internals ----------------------------------------------------------------------------------
 
+  /** A prediction's deadline (microseconds from submission, 0: none) and priority. */
+  private record Scheduling(long deadlineUs, int priority) {
+    /** null for the defaults, so that those calls stay on QvInvokeAsync. */
+    static Scheduling of(Duration timeout, int priority) {
+      if (timeout == null) {
+        return priority == 0 ? null : new Scheduling(0, priority);
+      }
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the timeout must be positive, got " + timeout);
+      }
+      // Rounded up, so that a sub-microsecond timeout is still a deadline (0 would mean none).
+      final long deadlineUs = TimeUnit.MICROSECONDS.convert(timeout.plusNanos(999));
+      return new Scheduling(deadlineUs, priority);
+    }
+  }
+
   /** Copies the inputs into new native arrays and invokes; the runtime keeps what it reads. */
-  private long[] submit(float[]... inputs) {
+  private long[] submit(Scheduling scheduling, float[]... inputs) {
     checkCount(inputs.length);
     final long[] arrays = new long[inputs.length];
     try {
@@ -242,13 +295,13 @@ public class Predictor implements AutoCloseable {
         arrays[i] = out[0];
         QuiverCapi.QvjWriteFloats(arrays[i], inputs[i]);
       }
-      return invoke(arrays);
+      return invoke(scheduling, arrays);
     } finally {
       free(arrays);
     }
   }
 
-  private long[] invoke(NDArray... inputs) {
+  private long[] invoke(Scheduling scheduling, NDArray... inputs) {
     checkCount(inputs.length);
     final long[] handles = new long[inputs.length];
     int acquired = 0;
@@ -256,7 +309,7 @@ public class Predictor implements AutoCloseable {
       for (; acquired < inputs.length; ++acquired) {
         handles[acquired] = inputs[acquired].acquire();
       }
-      return invoke(handles);
+      return invoke(scheduling, handles);
     } finally {
       for (int i = 0; i < acquired; ++i) {
         inputs[i].release();
@@ -264,11 +317,15 @@ public class Predictor implements AutoCloseable {
     }
   }
 
-  private long[] invoke(long[] inputs) {
+  private long[] invoke(Scheduling scheduling, long[] inputs) {
     final long[][] outputs = new long[1][];
     final long h = op.acquire();
     try {
-      QuiverCapi.QvInvokeAsync(h, inputs, outputs);
+      if (scheduling == null) {
+        QuiverCapi.QvInvokeAsync(h, inputs, outputs);
+      } else {
+        QuiverCapi.QvjInvokeAsyncEx(h, inputs, outputs, scheduling.deadlineUs(), scheduling.priority());
+      }
     } finally {
       op.release();
     }

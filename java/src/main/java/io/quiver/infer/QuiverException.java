@@ -17,7 +17,7 @@ public class QuiverException extends RuntimeException {
   public static final int SHAPE = 4;
   /** An operator, element type, device or file version Quiver does not run. */
   public static final int UNSUPPORTED = 5;
-  /** {@code max_inflight} predictions are in flight already. */
+  /** {@code max_inflight} predictions are in flight already, or {@code max_queue} are queued. */
   public static final int BUSY = 6;
   /** An allocation failed or a size exceeds what can be allocated. */
   public static final int OUT_OF_MEMORY = 7;
@@ -25,6 +25,13 @@ public class QuiverException extends RuntimeException {
   public static final int DEVICE = 8;
   /** A bug in Quiver: please report it with the message. */
   public static final int INTERNAL = 9;
+  /**
+   * The prediction was cancelled (QvCancel). A cancelled future reports it as a
+   * {@link java.util.concurrent.CancellationException} instead, as {@code CompletableFuture} users expect.
+   */
+  public static final int CANCELLED = 10;
+  /** The prediction's timeout passed before it finished: the runtime dropped it, it never runs late. */
+  public static final int DEADLINE_EXCEEDED = 11;
 
   private final int code;
 

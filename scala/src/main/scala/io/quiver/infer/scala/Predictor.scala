@@ -1,9 +1,13 @@
 package io.quiver.infer.scala
 
+import java.util.concurrent.CompletableFuture
+
 import io.quiver.infer.{DataDesc, Predictor => JPredictor}
 
-import _root_.scala.concurrent.Future
+import _root_.scala.concurrent.{ExecutionContext, Future}
+import _root_.scala.concurrent.duration.FiniteDuration
 import _root_.scala.jdk.CollectionConverters._
+import _root_.scala.jdk.DurationConverters._
 import _root_.scala.jdk.FutureConverters._
 
 /** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
@@ -32,7 +36,20 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     * `ExecutionContext` you give them.
     */
   def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
-    underlying.predictAsync(input: _*).thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+    asScala(underlying.predictAsync(input: _*))
+
+  /** [[predictAsync]] with a deadline: a prediction unfinished `timeout` after submission is dropped by the
+    * runtime (never run late) and the future fails with a [[io.quiver.infer.QuiverException]] whose code is
+    * `QuiverException.DEADLINE_EXCEEDED`. A higher `priority` runs first among predictions queued by the
+    * scheduling options (`max_batch_size`, `batch_timeout_us`, ...).
+    */
+  def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
+    asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
+
+  // Converted before mapping, so that a failure is the QuiverException itself (a thenApply stage would
+  // wrap it in a CompletionException); the cheap map runs on the completing thread.
+  private def asScala(future: CompletableFuture[Array[Array[Float]]]): Future[IndexedSeq[Array[Float]]] =
+    future.asScala.map(outputs => outputs.toIndexedSeq)(ExecutionContext.parasitic)
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq

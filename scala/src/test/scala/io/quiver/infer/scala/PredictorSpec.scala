@@ -59,4 +59,18 @@ class PredictorSpec extends AnyFunSuite {
         }
     }
   }
+
+  test("a batching predictor's futures: a timeout fails a queued prediction, the others equal unbatched ones") {
+    val prefix = Fixtures.prefix("tiny")
+    val reference = Using.resource(new Predictor(prefix, IndexedSeq(Fixtures.data(shape: _*))))(_.predict(IndexedSeq(input)).head)
+    Using.resource(new Predictor(prefix, IndexedSeq(Fixtures.data(shape: _*)),
+      options = Map("max_batch_size" -> "8", "batch_timeout_us" -> "60000000"))) { p =>
+      val late = p.predictAsync(IndexedSeq(input), 50.millis)
+      val error = intercept[QuiverException](Await.result(late, 10.seconds))
+      assert(error.code == QuiverException.DEADLINE_EXCEEDED)
+      // Four samples of two rows fill a batch of 8 at once, in priority order.
+      val full = (0 until 4).map(k => p.predictAsync(IndexedSeq(input), 60.seconds, priority = k))
+      Await.result(Future.sequence(full), 60.seconds).foreach(out => assert(out.head.sameElements(reference)))
+    }
+  }
 }

@@ -2,27 +2,33 @@ package io.quiver.infer;
 
 import io.quiver.infer.internal.QuiverCapi;
 import io.quiver.infer.internal.ReadyListener;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Completes a future when every output of one invocation is readable, driven by the runtime's OnReady
- * callbacks (no thread waits or polls). Owns the output handles until it hands them to {@code collect}
- * (which takes them over) or frees them after a failure.
+ * The future of one invocation: completed when every output is readable, driven by the runtime's
+ * OnReady callbacks (no thread waits or polls). Owns the output handles until it hands them to
+ * {@code collect} (which takes them over) or frees them after a failure.
+ *
+ * <p>{@link #cancel(boolean)} cancels the invocation itself (QvCancel): a queued prediction is dropped,
+ * a running one stops at its next operator or leaves its batch. What the computation reads stays alive
+ * until the runtime has let go of it (the last OnReady), even though the future completes at once.
  */
-final class PendingOutputs<T> implements ReadyListener {
+final class PredictionFuture<T> extends CompletableFuture<T> implements ReadyListener {
   private final long[] outputs;
   private final Function<long[], T> collect;
   private final Consumer<T> discard;
-  private final CompletableFuture<T> future = new CompletableFuture<>();
   private final AtomicInteger pending;
+  // Guarded by this: the outputs stay valid (for QvCancel) until finished is set.
+  private boolean finished;
   private Object keepalive; // what the computation reads (caller buffers), dropped once it has finished
   private int failure;
   private String failureMessage;
 
-  private PendingOutputs(long[] outputs, Function<long[], T> collect, Consumer<T> discard, Object keepalive) {
+  private PredictionFuture(long[] outputs, Function<long[], T> collect, Consumer<T> discard, Object keepalive) {
     this.outputs = outputs;
     this.collect = collect;
     this.discard = discard;
@@ -32,13 +38,35 @@ final class PendingOutputs<T> implements ReadyListener {
 
   /**
    * A future for the outputs. {@code collect} turns readable outputs into the result (owning the
-   * handles from then on); {@code discard} disposes of a result nobody can receive (a cancelled future).
+   * handles from then on); {@code discard} disposes of a result nobody can receive (a future completed
+   * or cancelled before the outputs were ready).
    */
   static <T> CompletableFuture<T> of(long[] outputs, Function<long[], T> collect, Consumer<T> discard,
                                      Object keepalive) {
-    final PendingOutputs<T> pending = new PendingOutputs<>(outputs, collect, discard, keepalive);
-    pending.register();
-    return pending.future;
+    final PredictionFuture<T> future = new PredictionFuture<>(outputs, collect, discard, keepalive);
+    future.register();
+    return future;
+  }
+
+  /**
+   * Cancels the prediction unless it has finished (or is delivering its results already: then this
+   * returns false and the future completes normally). When it takes effect the future completes with a
+   * {@link CancellationException} at once. Never blocks; {@code mayInterruptIfRunning} has no effect.
+   */
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    synchronized (this) {
+      if (finished || isDone()) {
+        return isCancelled();
+      }
+      final int[] cancelled = new int[1];
+      QuiverCapi.QvCancel(outputs[0], cancelled); // one output ends the whole invocation
+      if (cancelled[0] == 0) {
+        return false;
+      }
+    }
+    // The outputs' callbacks may have completed it with a CancellationException already.
+    return super.cancel(mayInterruptIfRunning) || isCancelled();
   }
 
   private void register() {
@@ -80,6 +108,7 @@ final class PendingOutputs<T> implements ReadyListener {
     final int status;
     final String message;
     synchronized (this) {
+      finished = true;
       keepalive = null;
       status = failure;
       message = failureMessage;
@@ -88,17 +117,18 @@ final class PendingOutputs<T> implements ReadyListener {
       for (long handle : outputs) {
         QuiverCapi.QvNDArrayFree(handle);
       }
-      future.completeExceptionally(new QuiverException(status, message));
+      completeExceptionally(status == QuiverException.CANCELLED ? new CancellationException(message)
+                                                                 : new QuiverException(status, message));
       return;
     }
     final T result;
     try {
       result = collect.apply(outputs);
     } catch (RuntimeException | Error e) {
-      future.completeExceptionally(e);
+      completeExceptionally(e);
       return;
     }
-    if (!future.complete(result)) {
+    if (!complete(result)) {
       discard.accept(result);
     }
   }
