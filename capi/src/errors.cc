@@ -2,12 +2,14 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "common/utf8.h"
 #include "handles.h"
 
 namespace qv::capi {
 thread_local std::string t_last_error;
 
-void SetLastError(const std::string& message) { t_last_error = message; }
+// Messages quote bytes from files and callers; bindings need them as well-formed UTF-8.
+void SetLastError(const std::string& message) { t_last_error = ToValidUtf8(message); }
 
 int StatusFromCurrentException() noexcept {
   try {
