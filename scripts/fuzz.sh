@@ -56,17 +56,20 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus"
   log="$cache/$target.log"
   echo "fuzz: $target, $runs runs (log: $log)" >&2
+  inputs=("$corpus")  # the first directory collects new inputs; the others are only read
+  for dir in "tests/fuzz/seeds/$target" "$cache/$target/seeds" "tests/fuzz/regressions/$target"; do
+    [ -d "$dir" ] && inputs+=("$dir")
+  done
   start=$(date +%s)
   # allocator_may_return_null: absurd sizes must come back as QV_ERR_OUT_OF_MEMORY, not abort.
   if ! ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1" \
       "$build_dir/tests/fuzz/fuzz_$target" -runs="$runs" -dict="tests/fuzz/dict/${dict[$target]}.dict" \
       -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
-      -artifact_prefix="$findings/$target-" "$corpus" "tests/fuzz/seeds/$target" "$cache/$target/seeds" \
-      "tests/fuzz/regressions/$target" > "$log" 2>&1; then
+      -artifact_prefix="$findings/$target-" "${inputs[@]}" > "$log" 2>&1; then
     status=1
     echo "fuzz: $target FAILED; see $log and $findings" >&2
   fi
-  executed=$(grep -o 'number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  executed=$(grep -o 'number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}' || true)
   summary+=("$target: ${executed:-?} executions in $(( $(date +%s) - start )) s, corpus $(ls "$corpus" | wc -l) inputs")
 done
 printf 'fuzz: %s\n' "${summary[@]}"

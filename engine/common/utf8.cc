@@ -59,4 +59,10 @@ std::string ToValidUtf8(const std::string& text) {
   return out;
 }
 
+std::string ShortenUtf8(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  while (limit > 0 && (static_cast<uint8_t>(text[limit]) & 0xC0) == 0x80) --limit;  // not mid-character
+  return text.substr(0, limit) + "...";
+}
+
 }  // namespace qv
