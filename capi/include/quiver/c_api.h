@@ -10,8 +10,9 @@
  *    thread-local and stays valid until the next failing call on the same thread.
  *  - No function aborts the process, lets an exception escape, or prints anything.
  *  - Every function may be called from any thread. Handles are opaque; passing NULL where a handle is
- *    expected fails with QV_ERR_INVALID_ARGUMENT. Passing a handle that was already freed is undefined
- *    behaviour, as for free() in C.
+ *    expected, a handle that was already freed (freeing it twice included), or any value Quiver did not
+ *    return fails with QV_ERR_INVALID_ARGUMENT. Handle values are never reused. A handle freed by one
+ *    thread while another thread's call uses it stays valid until that call returns.
  *  - "Blocks" below means the call may wait for asynchronous work; every other call returns promptly.
  *  - Out-parameters marked "owned by the caller" must be released with the stated function; every
  *    other returned pointer is owned by the runtime and stays valid as stated.
