@@ -153,6 +153,8 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
   Node node;
   node.op = RequireString(value, "op", NodeLabel(index, nullptr));
   node.name = RequireString(value, "name", NodeLabel(index, nullptr));
+  // The C API hands names out as C strings, which end at the first NUL.
+  if (node.name.find('\0') != std::string::npos) Fail(NodeLabel(index, nullptr) + " has a name with a NUL character");
   const std::string label = NodeLabel(index, &node.name);
   // Precedence when a key repeats: "attrs" (newest layout) over "attr" over "param".
   MergeAttrs(value, "param", label, node.attrs);

@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <string>
 
@@ -15,22 +17,32 @@ namespace qv {
 
 namespace {
 
-// Linux overcommits: an allocation larger than the machine may still "succeed" and the process is
-// killed when the pages are touched. Larger than physical memory is refused up front instead.
-size_t PhysicalMemoryBytes() {
-  static const size_t bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
-  }();
-  return bytes;
+// The memory limit of this process's cgroup (v2 memory.max, v1 memory.limit_in_bytes), or SIZE_MAX.
+size_t CgroupMemoryLimit() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    unsigned long long bytes = 0;
+    if (in >> bytes && bytes > 0) return static_cast<size_t>(bytes);  // "max" (no limit) fails to parse
+  }
+  return SIZE_MAX;
 }
 
 }  // namespace
 
+size_t Storage::MaxBytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t physical =
+        pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
+    return std::min(physical, CgroupMemoryLimit());
+  }();
+  return bytes;
+}
+
 std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
-  if (bytes > PhysicalMemoryBytes())
-    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the machine has " +
-                                          std::to_string(PhysicalMemoryBytes()) + " bytes of memory");
+  if (bytes > MaxBytes())
+    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: this process may use " +
+                                          std::to_string(MaxBytes()) + " bytes of memory");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);
