@@ -9,6 +9,7 @@
 
 #include "cachedop/memory_plan.h"
 #include "common/error.h"
+#include "common/fault_injection.h"
 #include "graph/graph_check.h"
 #include "scheduler/cpu_budget.h"
 
@@ -264,6 +265,7 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
       for (const auto& ref : step.outputs) args.outputs.push_back(resolve(ref));
       if (step.accumulate_input >= 0)
         std::memcpy(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
+      fault::Hit(fault::Site::kKernel);
       const CpuBudget::Lease lease = budget.Acquire();
       args.threads = lease.threads();
       try {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/fault_injection.h"
 #include "tensor/memory_stats.h"
 
 namespace qv {
@@ -40,6 +41,7 @@ size_t Storage::MaxBytes() {
 }
 
 std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
+  fault::Hit(fault::Site::kAllocation);
   if (bytes > MaxBytes())
     throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: this process may use " +
                                           std::to_string(MaxBytes()) + " bytes of memory");
