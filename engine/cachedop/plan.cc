@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include "cachedop/memory_plan.h"
 #include "common/error.h"
@@ -222,6 +223,9 @@ std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const std::vector<T
   } restore;
   auto plan = std::unique_ptr<Plan>(new Plan());
   Builder(graph, inputs, constants, plan.get()).Build();
+  // The kernels just built brought oneDNN's global state into being.
+  static std::once_flag stop_workers_at_exit;
+  std::call_once(stop_workers_at_exit, Engine::StopWorkersAtExit);
   return plan;
 }
 
