@@ -62,7 +62,9 @@ for target in "${targets[@]}"; do
   done
   start=$(date +%s)
   # allocator_may_return_null: absurd sizes must come back as QV_ERR_OUT_OF_MEMORY, not abort.
-  if ! ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1" \
+  # QUIVER_MEMORY_LIMIT keeps plans small enough that oneDNN's own allocations while building kernels
+  # stay under libFuzzer's limit (-rss_limit_mb, which also caps single mallocs).
+  if ! ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1" QUIVER_MEMORY_LIMIT=1G \
       "$build_dir/tests/fuzz/fuzz_$target" -runs="$runs" -dict="tests/fuzz/dict/${dict[$target]}.dict" \
       -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
       -artifact_prefix="$findings/$target-" "${inputs[@]}" > "$log" 2>&1; then

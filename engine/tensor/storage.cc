@@ -28,6 +28,23 @@ size_t CgroupMemoryLimit() {
   return SIZE_MAX;
 }
 
+// QUIVER_MEMORY_LIMIT: bytes, or with a K, M or G suffix (powers of 1024); SIZE_MAX when unset or
+// unreadable.
+size_t LimitFromEnvironment() {
+  const char* text = std::getenv("QUIVER_MEMORY_LIMIT");
+  if (text == nullptr) return SIZE_MAX;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || value == 0) return SIZE_MAX;
+  int shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  else if (*end == 'M' || *end == 'm') shift = 20;
+  else if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift != 0) ++end;
+  if (*end != '\0' || value > (SIZE_MAX >> shift)) return SIZE_MAX;
+  return static_cast<size_t>(value) << shift;
+}
+
 }  // namespace
 
 size_t Storage::MaxBytes() {
@@ -35,16 +52,18 @@ size_t Storage::MaxBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const size_t physical =
         pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
-    return std::min(physical, CgroupMemoryLimit());
+    return std::min({physical, CgroupMemoryLimit(), LimitFromEnvironment()});
   }();
   return bytes;
 }
 
 std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
   fault::Hit(fault::Site::kAllocation);
-  if (bytes > MaxBytes())
-    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: this process may use " +
-                                          std::to_string(MaxBytes()) + " bytes of memory");
+  const size_t held = std::min<size_t>(memory_stats::BytesInUse(), MaxBytes());
+  if (bytes > MaxBytes() - held)
+    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the runtime holds " +
+                                          std::to_string(held) + " of the " + std::to_string(MaxBytes()) +
+                                          " bytes this process may use");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);

@@ -21,6 +21,12 @@
  * compute threads busy than the CPUs this process may use (its affinity mask and cgroup CPU quota);
  * the environment variable QUIVER_NUM_THREADS, read when the library first runs work, sets another
  * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread.
+ *
+ * Memory: sizes are checked before anything is allocated. The runtime never holds more array storage,
+ * parameters and workspaces at once than physical memory, this process's cgroup memory limit, or the
+ * environment variable QUIVER_MEMORY_LIMIT (bytes, or with a K, M or G suffix; read once), whichever
+ * is smallest; beyond it calls fail with QV_ERR_OUT_OF_MEMORY, and a plan holding a tensor larger
+ * than the limit is refused when it is compiled.
  */
 #ifndef QUIVER_C_API_H_
 #define QUIVER_C_API_H_
