@@ -118,7 +118,8 @@ class GluonModel:
 
     def __call__(self, batch):
         self.x[:] = batch
-        return self.net(self.x).asnumpy()
+        out = self.net(self.x)  # a list for multi-output models (GluonCV's detectors)
+        return [o.asnumpy() for o in out] if isinstance(out, list) else out.asnumpy()
 
 
 class ExecutorModel:

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
-# engine and C API suites and the C programs (CTest), then the Python package's suite (pytest).
+# engine and C API suites and the C programs (CTest), then the Python package's suite and the CI set
+# of the conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="$(bash scripts/build.sh)"
 export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
-"$python" -m pytest -q -rs -p no:cacheprovider tests/python  # -rs: say why anything skipped
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance  # -rs: say why anything skipped

@@ -1,6 +1,4 @@
 // Arrays: creation, loading, copies and completion (CanRead / WaitToRead / OnReady).
-#include <cstring>
-
 #include "graph/params_io.h"
 #include "handles.h"
 
@@ -144,7 +142,7 @@ int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void* data, size_t nbytes)
     if (nbytes > 0) capi::Require(data, "data");
     // A write ordered after pending reads and writes of the array; a success clears an earlier failure.
     Engine& engine = Engine::Get();
-    engine.Push([arr, data, nbytes] { std::memcpy(arr->data(), data, nbytes); }, {}, {arr->var()});
+    engine.Push([arr, data, nbytes] { arr->CopyFromHost(data, nbytes); }, {}, {arr->var()});
     const Failure f = engine.WaitToRead(arr->var());
     if (!f.ok()) throw Error(f.status, f.message);
   });
@@ -158,7 +156,7 @@ int QvNDArraySyncCopyToCPU(QvNDArrayHandle a, void* data, size_t nbytes) {
     Engine& engine = Engine::Get();
     // A read ordered after pending writes; it is skipped (and reports their failure) if they failed.
     VarPtr done = engine.NewVar();
-    engine.Push([arr, data, nbytes] { std::memcpy(data, arr->data(), nbytes); }, {arr->var()}, {done});
+    engine.Push([arr, data, nbytes] { arr->CopyToHost(data, nbytes); }, {arr->var()}, {done});
     const Failure f = engine.WaitToRead(done);
     if (!f.ok()) throw Error(f.status, f.message);
   });

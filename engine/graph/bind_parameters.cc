@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstring>
 #include <set>
 
 #include "common/error.h"
@@ -15,9 +14,10 @@ std::string StripPrefix(const std::string& name) {
   return name;
 }
 
+// The op's own host copy, from whichever device the caller's array is on.
 NDArrayPtr CopyOf(const NDArray& a) {
   NDArrayPtr copy = NDArray::Create(a.shape(), a.dtype());
-  std::memcpy(copy->data(), a.data(), a.nbytes());
+  a.CopyToHost(copy->data(), a.nbytes());
   return copy;
 }
 

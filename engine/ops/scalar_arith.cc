@@ -15,6 +15,9 @@ const std::map<std::string, ScalarArith::Kind>& Names() {
       {"_mul_scalar", ScalarArith::kMul},       {"_MulScalar", ScalarArith::kMul},
       {"_div_scalar", ScalarArith::kDiv},       {"_DivScalar", ScalarArith::kDiv},
       {"_rdiv_scalar", ScalarArith::kRDiv},     {"_RDivScalar", ScalarArith::kRDiv},
+      {"_greater_scalar", ScalarArith::kGreater}, {"_greater_equal_scalar", ScalarArith::kGreaterEqual},
+      {"_lesser_scalar", ScalarArith::kLesser},   {"_lesser_equal_scalar", ScalarArith::kLesserEqual},
+      {"_equal_scalar", ScalarArith::kEqual},     {"_not_equal_scalar", ScalarArith::kNotEqual},
   };
   return *names;
 }
@@ -31,7 +34,8 @@ class ScalarArithOp : public OpDef {
 
 const OpRegistrar kRegister({"_plus_scalar", "_PlusScalar", "_minus_scalar", "_MinusScalar", "_rminus_scalar",
                              "_RMinusScalar", "_mul_scalar", "_MulScalar", "_div_scalar", "_DivScalar",
-                             "_rdiv_scalar", "_RDivScalar"},
+                             "_rdiv_scalar", "_RDivScalar", "_greater_scalar", "_greater_equal_scalar",
+                             "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
                             new ScalarArithOp);
 
 }  // namespace

@@ -1,5 +1,7 @@
 // Arithmetic with a scalar attribute: _plus_scalar, _minus_scalar, _rminus_scalar, _mul_scalar,
-// _div_scalar, _rdiv_scalar (and their _PlusScalar-style aliases).
+// _div_scalar, _rdiv_scalar (and their _PlusScalar-style aliases), and the comparisons _greater_scalar,
+// _greater_equal_scalar, _lesser_scalar, _lesser_equal_scalar, _equal_scalar, _not_equal_scalar, which
+// give 1 where the comparison holds and 0 elsewhere.
 #pragma once
 
 #include "ops/op.h"
@@ -7,7 +9,10 @@
 namespace qv {
 
 struct ScalarArith {
-  enum Kind { kPlus, kMinus, kRMinus, kMul, kDiv, kRDiv };
+  enum Kind {
+    kPlus, kMinus, kRMinus, kMul, kDiv, kRDiv,
+    kGreater, kGreaterEqual, kLesser, kLesserEqual, kEqual, kNotEqual
+  };
   Kind kind = kPlus;
   float scalar = 0.f;
 

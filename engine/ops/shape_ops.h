@@ -1,4 +1,5 @@
-// Geometry of the operators that only move data: Reshape, expand_dims, transpose, slice, slice_axis.
+// Geometry of the operators that only move data: Reshape, expand_dims, transpose, slice, slice_axis,
+// slice_like.
 #pragma once
 
 #include <vector>
@@ -20,5 +21,7 @@ struct SliceWindow {
 };
 // slice (begin/end/step tuples, None allowed) and slice_axis (one axis, end may be None).
 SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input);
+// slice_like: the leading part of `input` with `like`'s size along `axes` (every axis when empty).
+SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape& like);
 
 }  // namespace qv

@@ -73,6 +73,16 @@ SliceWindow ResolveSliceAxis(const Attrs& attrs, const Shape& x) {
   return w;
 }
 
+class SliceLikeOp : public OpDef {
+ public:
+  std::vector<std::string> InputNames(const Attrs&) const override { return {"data", "shape_like"}; }
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 2);
+    ExpectFloat32(attrs, in);
+    return {{ResolveSliceLike(attrs, in[0].shape, in[1].shape).out, in[0].dtype}};
+  }
+};
+
 class SliceOp : public OpDef {
  public:
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
@@ -84,11 +94,35 @@ class SliceOp : public OpDef {
 };
 
 const OpRegistrar kRegister({"slice", "crop", "slice_axis"}, new SliceOp);
+const OpRegistrar kRegisterLike({"slice_like"}, new SliceLikeOp);
 
 }  // namespace
 
 SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input) {
   return attrs.op() == "slice_axis" ? ResolveSliceAxis(attrs, input) : ResolveSliceTuples(attrs, input);
+}
+
+SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape& like) {
+  const int64_t ndim = static_cast<int64_t>(input.size());
+  std::vector<int64_t> axes = attrs.GetTuple("axes", {});
+  if (axes.empty()) {
+    Check(like.size() == input.size(), QV_ERR_SHAPE,
+          attrs.Where() + "without axes, shape_like " + ShapeToString(like) + " must have the rank of data " +
+              ShapeToString(input));
+    for (int64_t d = 0; d < ndim; ++d) axes.push_back(d);
+  }
+  SliceWindow w{input, std::vector<int64_t>(input.size(), 0), std::vector<int64_t>(input.size(), 1)};
+  for (int64_t a : axes) {
+    const int64_t axis = a < 0 ? a + ndim : a;
+    Check(axis >= 0 && axis < ndim && axis < static_cast<int64_t>(like.size()), QV_ERR_SHAPE,
+          attrs.Where() + "axis " + std::to_string(a) + " is out of range for data " + ShapeToString(input) +
+              " and shape_like " + ShapeToString(like));
+    Check(like[axis] >= 1 && like[axis] <= input[axis], QV_ERR_SHAPE,
+          attrs.Where() + "shape_like " + ShapeToString(like) + " is larger than data " + ShapeToString(input) +
+              " along axis " + std::to_string(axis));
+    w.out[axis] = like[axis];
+  }
+  return w;
 }
 
 }  // namespace qv

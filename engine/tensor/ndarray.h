@@ -26,6 +26,7 @@ class NDArray {
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
   const Device& device() const { return device_; }
+  // On the host for CPU arrays; a device pointer otherwise (read it with CopyToHost).
   void* data() const { return storage_->data(); }
   template <typename T>
   T* data_as() const { return static_cast<T*>(storage_->data()); }
@@ -33,6 +34,11 @@ class NDArray {
   int64_t size() const { return nbytes_ / DTypeSize(dtype_); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   const VarPtr& var() const { return var_; }
+
+  // Synchronous copies of the whole array (`bytes` == nbytes()) from or to host memory, on any device.
+  // They do not order themselves with pending work: callers push them to the engine.
+  void CopyFromHost(const void* src, size_t bytes);
+  void CopyToHost(void* dst, size_t bytes) const;
 
  private:
   NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr<Storage> storage, size_t nbytes);

@@ -1,4 +1,4 @@
-// transpose, slice and slice_axis as one strided gather over row-major data: output element i reads
+// transpose, slice, slice_axis and slice_like as one strided gather over row-major data: output element i reads
 // the input at offset + sum_d coord_d(i) * stride_d, where a stride may be negative (a reversed slice)
 // or permuted (a transpose).
 #include <vector>
@@ -63,7 +63,9 @@ KernelBuild BuildTranspose(const KernelRequest& req) {
 
 KernelBuild BuildSlice(const KernelRequest& req) {
   const Shape& in = req.inputs[0].type.shape;
-  const SliceWindow w = ResolveSlice(req.attrs, in);
+  // slice_like reads only the shape of its second input.
+  const SliceWindow w = req.attrs.op() == "slice_like" ? ResolveSliceLike(req.attrs, in, req.inputs[1].type.shape)
+                                                      : ResolveSlice(req.attrs, in);
   const std::vector<int64_t> in_strides = RowMajorStrides(in);
   std::vector<int64_t> strides;
   int64_t offset = 0;
@@ -75,7 +77,7 @@ KernelBuild BuildSlice(const KernelRequest& req) {
 }
 
 const CpuKernelRegistrar kTranspose({"transpose"}, BuildTranspose);
-const CpuKernelRegistrar kSlice({"slice", "crop", "slice_axis"}, BuildSlice);
+const CpuKernelRegistrar kSlice({"slice", "crop", "slice_axis", "slice_like"}, BuildSlice);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,6 +1,7 @@
 // Scalar arithmetic as oneDNN's eltwise_linear (alpha * x + beta) in any layout; scalar / x, which
-// would divide a blocked layout's zero padding, as a loop on row-major data.
+// would divide a blocked layout's zero padding, and the comparisons as loops on row-major data.
 #include "backends/cpu/eltwise.h"
+#include "common/error.h"
 #include "ops/scalar_arith.h"
 
 namespace qv::cpu {
@@ -9,21 +10,29 @@ namespace {
 KernelBuild BuildScalarArith(const KernelRequest& req) {
   const ScalarArith s = ScalarArith::Parse(req.attrs);
   const auto linear = dnnl::algorithm::eltwise_linear;
+  const float c = s.scalar;
+  auto loop = [&](auto f) { return BuildElementwiseLoop(req, f, /*keeps_zero=*/false); };
   switch (s.kind) {
-    case ScalarArith::kPlus: return BuildEltwise(req, linear, 1.f, s.scalar);
-    case ScalarArith::kMinus: return BuildEltwise(req, linear, 1.f, -s.scalar);
-    case ScalarArith::kRMinus: return BuildEltwise(req, linear, -1.f, s.scalar);
-    case ScalarArith::kMul: return BuildEltwise(req, linear, s.scalar, 0.f);
-    case ScalarArith::kDiv: return BuildEltwise(req, linear, 1.f / s.scalar, 0.f);
-    case ScalarArith::kRDiv: break;
+    case ScalarArith::kPlus: return BuildEltwise(req, linear, 1.f, c);
+    case ScalarArith::kMinus: return BuildEltwise(req, linear, 1.f, -c);
+    case ScalarArith::kRMinus: return BuildEltwise(req, linear, -1.f, c);
+    case ScalarArith::kMul: return BuildEltwise(req, linear, c, 0.f);
+    case ScalarArith::kDiv: return BuildEltwise(req, linear, 1.f / c, 0.f);
+    case ScalarArith::kRDiv: return loop([=](float x) { return c / x; });
+    case ScalarArith::kGreater: return loop([=](float x) { return x > c ? 1.f : 0.f; });
+    case ScalarArith::kGreaterEqual: return loop([=](float x) { return x >= c ? 1.f : 0.f; });
+    case ScalarArith::kLesser: return loop([=](float x) { return x < c ? 1.f : 0.f; });
+    case ScalarArith::kLesserEqual: return loop([=](float x) { return x <= c ? 1.f : 0.f; });
+    case ScalarArith::kEqual: return loop([=](float x) { return x == c ? 1.f : 0.f; });
+    case ScalarArith::kNotEqual: return loop([=](float x) { return x != c ? 1.f : 0.f; });
   }
-  const float scalar = s.scalar;
-  return BuildElementwiseLoop(req, [=](float x) { return scalar / x; }, /*keeps_zero=*/false);
+  throw Error(QV_ERR_INTERNAL, req.attrs.Where() + "unknown scalar operator");
 }
 
 const CpuKernelRegistrar kRegister({"_plus_scalar", "_PlusScalar", "_minus_scalar", "_MinusScalar", "_rminus_scalar",
                                     "_RMinusScalar", "_mul_scalar", "_MulScalar", "_div_scalar", "_DivScalar",
-                                    "_rdiv_scalar", "_RDivScalar"},
+                                    "_rdiv_scalar", "_RDivScalar", "_greater_scalar", "_greater_equal_scalar",
+                                    "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
                                    BuildScalarArith);
 
 }  // namespace

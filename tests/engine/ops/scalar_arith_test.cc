@@ -1,4 +1,6 @@
 // The _*_scalar family (and the _PlusScalar-style aliases) against plain arithmetic.
+#include <functional>
+
 #include "engine/ops/op_test_util.h"
 
 using namespace qv_op_test;
@@ -53,4 +55,22 @@ TEST_CASE("scalar arithmetic needs its scalar, naming the node", "[ops][scalar]"
   const Tensor x = RandomTensor({2, 3}, 1);
   ExpectMessage(FailureOf([&] { RunUnary("_mul_scalar", {}, x); }), "op0", {"scalar", "missing"});
   ExpectMessage(FailureOf([&] { RunUnary("_plus_scalar", {{"scalar", "two"}}, x); }), "op0", {"scalar", "two"});
+}
+
+TEST_CASE("scalar comparisons give 1 or 0, also after a blocked convolution", "[ops][scalar]") {
+  const std::vector<std::pair<std::string, std::function<bool(float, float)>>> ops = {
+      {"_greater_scalar", [](float x, float s) { return x > s; }},
+      {"_greater_equal_scalar", [](float x, float s) { return x >= s; }},
+      {"_lesser_scalar", [](float x, float s) { return x < s; }},
+      {"_lesser_equal_scalar", [](float x, float s) { return x <= s; }},
+      {"_equal_scalar", [](float x, float s) { return x == s; }},
+      {"_not_equal_scalar", [](float x, float s) { return x != s; }},
+  };
+  Tensor x = RandomTensor({2, 3, 4, 5}, 450);
+  for (size_t i = 0; i < x.data.size(); i += 7) x.data[i] = 0.5f;  // ties with the scalar
+  for (const auto& [name, holds] : ops) {
+    Tensor want = x;
+    for (float& v : want.data) v = holds(v, 0.5f) ? 1.f : 0.f;
+    ExpectClose(RunUnary(name, {{"scalar", "0.5"}}, x), want, name);
+  }
 }

@@ -116,3 +116,27 @@ TEST_CASE("slice and slice_axis refuse empty or malformed ranges, naming the nod
   ExpectMessage(FailureOf([&] { RunUnary("slice_axis", {{"axis", "2"}, {"begin", "0"}, {"end", "1"}}, x); }), "op0",
                 {"axis 2", "out of range"});
 }
+
+namespace {
+
+Tensor RunSliceLike(const Tensor& x, const Tensor& like, const AttrMap& attrs) {
+  GraphBuilder g;
+  const int data = g.Variable("data"), shape_like = g.Variable("like");
+  g.Output(g.Op("slice_like", "op0", attrs, {data, shape_like}));
+  return Run(g, {x, like}).at(0);
+}
+
+}  // namespace
+
+TEST_CASE("slice_like: the leading part along the given axes, or all of them", "[ops][slice]") {
+  const Tensor x = RandomTensor({1, 6, 5, 4}, 640);
+  ExpectClose(RunSliceLike(x, Tensor({3, 2, 3, 2}), {{"axes", "(2, 3)"}}), RefSlice(x, {{0, 1, 1}, {0, 6, 1}, {0, 3, 1}, {0, 2, 1}}),
+              "slice_like axes (2, 3)");
+  ExpectClose(RunSliceLike(x, Tensor({1, 2, 3, 4}), {{"axes", "(-3,)"}}), RefSlice(x, {{0, 1, 1}, {0, 2, 1}}),
+              "slice_like axes (-3,)");
+  ExpectClose(RunSliceLike(x, Tensor({1, 4, 2, 1}), {}), RefSlice(x, {{0, 1, 1}, {0, 4, 1}, {0, 2, 1}, {0, 1, 1}}),
+              "slice_like all axes");
+  ExpectMessage(FailureOf([&] { RunSliceLike(x, Tensor({1, 7, 1, 1}), {{"axes", "(1,)"}}); }), "op0", {"larger"});
+  ExpectMessage(FailureOf([&] { RunSliceLike(x, Tensor({1, 2}), {}); }), "op0", {"rank"});
+  ExpectMessage(FailureOf([&] { RunSliceLike(x, Tensor({1, 2, 2, 2}), {{"axes", "(4,)"}}); }), "op0", {"out of range"});
+}

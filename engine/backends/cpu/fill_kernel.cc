@@ -1,0 +1,47 @@
+// zeros_like, ones_like and _arange: outputs computed from the attributes alone, written row-major.
+#include <vector>
+
+#include "backends/cpu/dnnl_kernel.h"
+#include "ops/fill.h"
+
+namespace qv::cpu {
+namespace {
+
+// Copies precomputed values into the output; the values are made once, when the plan is built.
+class FillKernel : public Kernel {
+ public:
+  explicit FillKernel(std::vector<float> values) : values_(std::move(values)) {}
+  void Execute(const ExecArgs& args) const override {
+    std::copy(values_.begin(), values_.end(), static_cast<float*>(args.outputs[0]));
+  }
+
+ private:
+  std::vector<float> values_;
+};
+
+KernelBuild Finish(const Shape& out, std::vector<float> values) {
+  KernelBuild build;
+  build.output_descs = {PlainDesc(out)};
+  build.kernel = std::make_unique<FillKernel>(std::move(values));
+  return build;
+}
+
+KernelBuild BuildFillLike(const KernelRequest& req) {
+  const Shape& out = req.outputs[0].shape;
+  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  return Finish(out, std::vector<float>(ElementCount(out), value));
+}
+
+KernelBuild BuildArange(const KernelRequest& req) {
+  const ArangeSpec a = ResolveArange(req.attrs);
+  std::vector<float> values;
+  for (int64_t k = 0; k < a.count; ++k)
+    for (int64_t r = 0; r < a.repeat; ++r) values.push_back(static_cast<float>(a.start + k * a.step));
+  return Finish(req.outputs[0].shape, std::move(values));
+}
+
+const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CpuKernelRegistrar kArange({"_arange"}, BuildArange);
+
+}  // namespace
+}  // namespace qv::cpu

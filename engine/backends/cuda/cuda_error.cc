@@ -1,0 +1,19 @@
+#include "backends/cuda/cuda_error.h"
+
+#include "common/error.h"
+
+namespace qv::cuda {
+
+std::string DescribeCudaError(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
+void CheckCuda(cudaError_t status, const std::string& what) {
+  if (status == cudaSuccess) return;
+  // Clear the thread's sticky "last error" so a later, unrelated check does not report this one.
+  cudaGetLastError();
+  const QvStatus code = status == cudaErrorMemoryAllocation ? QV_ERR_OUT_OF_MEMORY : QV_ERR_DEVICE;
+  throw Error(code, what + " failed: " + DescribeCudaError(status));
+}
+
+}  // namespace qv::cuda
