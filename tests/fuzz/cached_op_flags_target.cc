@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, std::string>> ReadFlags(const std::string& te
 std::vector<int64_t> DeclaredShape(const std::vector<std::pair<std::string, std::string>>& flags) {
   std::string value;
   for (const auto& [key, v] : flags)
-    if (key == "data_shapes") value = v;
+    if (key == "data_shapes") value = v.c_str();  // what the C API sees: up to the first NUL
   const size_t open = value.find('('), close = value.find(')', open);
   if (open == std::string::npos || close == std::string::npos) return {};
   std::vector<int64_t> shape;
@@ -64,7 +64,8 @@ std::vector<int64_t> DeclaredShape(const std::vector<std::pair<std::string, std:
 std::string InvokeOnce(QvCachedOpHandle op, const std::vector<int64_t>& shape) {
   QvNDArrayHandle input = nullptr;
   int status = QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), QV_CPU, 0, QV_FLOAT32, &input);
-  if (status != QV_OK) return CheckFailure("QvNDArrayCreate", status, QvGetLastError(), {QV_ERR_OUT_OF_MEMORY});
+  if (status != QV_OK)
+    return CheckFailure("QvNDArrayCreate", status, QvGetLastError(), {QV_ERR_SHAPE, QV_ERR_OUT_OF_MEMORY});
   uint32_t n_out = 0;
   QvNDArrayHandle* outs = nullptr;
   status = QvInvokeAsync(op, 1, &input, &n_out, &outs);

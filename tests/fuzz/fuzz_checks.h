@@ -9,6 +9,7 @@
 namespace quiver_fuzz {
 
 // True when `text` is well-formed UTF-8 (bindings hand messages and names to Java and Python strings).
+// Written apart from the engine's own check (common/utf8.h), so that it can judge it.
 bool IsValidUtf8(const std::string& text);
 
 // "" when `status` is one of `allowed` and `message` is a non-empty, valid UTF-8 explanation; else the

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "support/fixtures.h"
+#include "support/sanitized_build.h"
 #include "support/tiny_model.h"
 
 using namespace quiver_test;
@@ -195,7 +196,10 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
   // Bytes: the re-created models hold what the old ones did; pools may keep one workspace per
   // concurrent invocation (16) and each worker its scratchpad: a few MiB at most, whatever the length.
   CHECK(stats_end.first <= stats_warm.first + (4u << 20));
-  CHECK(rss_end <= rss_warm + (32u << 20));
+  if (kSanitizedBuild)
+    WARN("RSS bound not checked: the sanitizer keeps freed memory in quarantine (LeakSanitizer checks leaks)");
+  else
+    CHECK(rss_end <= rss_warm + (32u << 20));
 
   for (auto& m : models) {
     QvFreeCachedOp(m->op);
