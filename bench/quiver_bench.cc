@@ -1,9 +1,10 @@
 // Latency and throughput of one model under concurrent clients.
 //
 //   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
-//                [--warmup 5] [--shape 3,224,224]
+//                [--warmup 5] [--shape 3,224,224] [--option key=value ...]
 //
-// C client threads share ONE cached op created with thread_safe = 1. Each client keeps up to D
+// C client threads share ONE cached op created with thread_safe = 1; each --option adds a
+// QvCreateCachedOpEx flag (for instance max_batch_size=16 to merge the clients' requests). Each client keeps up to D
 // invocations in flight on its own random input (fixed seed): with D = 1 it submits and waits
 // (QvNDArrayWaitToRead); with D > 1 it submits until D are outstanding and learns of completions
 // through QvNDArrayOnReady callbacks. An invocation's latency runs from just before QvInvokeAsync to
@@ -49,12 +50,13 @@ struct Options {
   std::string prefix;
   int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
   std::vector<int64_t> shape = {3, 224, 224};  // one sample, without the batch dimension
+  std::vector<std::pair<std::string, std::string>> flags;  // --option key=value
 };
 
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr,
                "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
-               "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224]\n",
+               "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--option key=value ...]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -87,6 +89,10 @@ Options ParseArgs(int argc, char** argv) {
       o.iters = PositiveInt(flag, value, 1);
     } else if (flag == "--warmup") {
       o.warmup = PositiveInt(flag, value, 0);
+    } else if (flag == "--option") {
+      const size_t eq = value.find('=');
+      if (eq == std::string::npos || eq == 0) Usage("--option wants key=value, got '" + value + "'");
+      o.flags.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (flag == "--shape") {
       o.shape.clear();
       for (size_t p = 0; p <= value.size();) {
@@ -114,11 +120,17 @@ QvCachedOpHandle LoadModel(const Options& o) {
   int status = QvNDArrayLoad(params_path, &n, &params, &n_names, &names);
   if (status != QV_OK) QvSymbolFree(sym);
   Check(status, std::string("loading ") + params_path);
-  const std::string max_inflight = std::to_string(std::max(64, o.clients * o.inflight));
-  const char* keys[] = {"device", "max_inflight"};
-  const char* vals[] = {"cpu", max_inflight.c_str()};
+  std::vector<std::pair<std::string, std::string>> flags = {
+      {"device", "cpu"}, {"max_inflight", std::to_string(std::max(64, o.clients * o.inflight))}};
+  flags.insert(flags.end(), o.flags.begin(), o.flags.end());
+  std::vector<const char*> keys, vals;
+  for (const auto& [k, v] : flags) {
+    keys.push_back(k.c_str());
+    vals.push_back(v.c_str());
+  }
   QvCachedOpHandle op = nullptr;
-  status = QvCreateCachedOpEx(sym, n, names, params, 2, keys, vals, &op, /*thread_safe=*/1);
+  status = QvCreateCachedOpEx(sym, n, names, params, static_cast<int>(flags.size()), keys.data(), vals.data(), &op,
+                              /*thread_safe=*/1);
   for (uint32_t i = 0; i < n; ++i) QvNDArrayFree(params[i]);
   QvSymbolFree(sym);
   Check(status, "creating the cached op");
@@ -333,12 +345,13 @@ int Run(const Options& o) {
   double mean = 0;
   for (double x : all) mean += x / static_cast<double>(all.size());
 
-  std::string shape;
+  std::string shape, options;
   for (int64_t d : o.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+  for (const auto& [k, v] : o.flags) options += (options.empty() ? "" : " ") + k + "=" + v;
   std::printf("{\"engine\": \"quiver\", \"model\": \"%s\", \"batch\": %d, \"clients\": %d, \"inflight\": %d, "
-              "\"iters\": %d, \"warmup\": %d, \"shape\": [%s], \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
+              "\"iters\": %d, \"warmup\": %d, \"shape\": [%s], \"options\": \"%s\", \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
               "\"p99_ms\": %.3f, \"mean_ms\": %.3f, \"throughput_per_s\": %.3f",
-              Basename(o.prefix).c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup, shape.c_str(),
+              Basename(o.prefix).c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup, shape.c_str(), options.c_str(),
               Percentile(all, 50), Percentile(all, 90), Percentile(all, 99), mean,
               static_cast<double>(o.batch) * o.clients * o.iters / wall_s);
   if (have_ticks && total1 > total0) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the native build and test dependencies from Debian's registry.
+# Installs the native build and test dependencies from Debian's registry, and any further Debian
+# packages named as arguments (scripts/build_jvm.sh adds the JDK and Maven).
 # Idempotent: packages already present are skipped by apt.
 set -euo pipefail
 
@@ -9,6 +10,7 @@ packages=(
   nlohmann-json3-dev catch2                         # JSON parsing, unit tests
   clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
   libomp-14-dev                                     # omp.h that clang reads (the fuzz build links libgomp)
+  "$@"
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
-# engine and C API suites and the C programs (CTest), then the Python package's suite and the CI set
-# of the conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo).
+# engine and C API suites and the C programs (CTest), the Python package's suite and the CI set of the
+# conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), then the JVM
+# suites (Maven: JUnit 5, ScalaTest, Spark in local mode; scripts/test_jvm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -12,3 +13,4 @@ export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of 
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
 "$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance  # -rs: say why anything skipped
+bash scripts/test_jvm.sh

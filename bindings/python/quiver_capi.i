@@ -80,7 +80,8 @@ QV_OUT_HANDLE(QvSymbolHandle, struct QvSymbol_)
 QV_OUT_HANDLE(QvNDArrayHandle, struct QvNDArray_)
 QV_OUT_HANDLE(QvCachedOpHandle, struct QvCachedOp_)
 
-%apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id };
+%apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id,
+                    int *cancelled };
 %apply unsigned long long *OUTPUT { uint64_t *bytes_in_use, uint64_t *arrays_alive };
 
 %typemap(in, numinputs=0) (uint32_t *n, const char ***names) (uint32_t count = 0, const char **names = NULL) {
@@ -283,12 +284,28 @@ static int qv_pairs_from(PyObject *mapping, PyObject **items, const char ***keys
   Py_XDECREF(items$argnum);
 }
 
+/* QvInvokeAsyncEx's options: None (the defaults) or (deadline_us, priority); struct_size is set here. */
+%typemap(in) const QvInvokeOptions *options (QvInvokeOptions opts) {
+  memset(&opts, 0, sizeof opts);
+  opts.struct_size = sizeof opts;
+  if ($input != Py_None) {
+    long long deadline_us = 0;
+    int priority = 0;
+    if (!PyArg_ParseTuple($input, "Li;options must be a (deadline_us, priority) tuple", &deadline_us, &priority))
+      SWIG_fail;
+    opts.deadline_us = (int64_t)deadline_us;
+    opts.priority = (int32_t)priority;
+  }
+  $1 = &opts;
+}
+
 /* ---- the C API ------------------------------------------------------------------------------- */
 
 %ignore QvGetLastError;            /* carried by the raised exception */
 %ignore QvNDArrayCreateFromBuffer; /* array_from_buffer below */
 %ignore QvNDArrayGetData;          /* array_to_numpy below */
 %ignore QvNDArrayOnReady;          /* on_ready below */
+%ignore QvInvokeOptions;           /* a (deadline_us, priority) tuple, see the typemap above */
 %include "quiver/c_api.h"
 
 /* ---- hand-written calls (they need the GIL, so no automatic release) ------------------------- */

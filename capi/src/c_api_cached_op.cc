@@ -1,11 +1,59 @@
 // Cached ops: creation from a symbol and parameters, and asynchronous invocation.
+#include <cstddef>
+
 #include "handles.h"
+#include "scheduler/invocation_control.h"
 
 using namespace qv;
 
 namespace {
 
 thread_local std::vector<QvNDArrayHandle> t_outputs;  // QvInvokeAsync's runtime-allocated outputs
+
+// QvInvokeOptions of this version or any other: fields past struct_size take their defaults, and a
+// larger struct (a newer header) is accepted when the fields this version does not know are zero.
+InvokeOptions ReadInvokeOptions(const QvInvokeOptions* given) {
+  InvokeOptions o;
+  if (given == nullptr) return o;
+  const size_t v1_size = offsetof(QvInvokeOptions, priority) + sizeof(given->priority);
+  Check(given->struct_size >= v1_size, QV_ERR_INVALID_ARGUMENT,
+        "QvInvokeOptions.struct_size is " + std::to_string(given->struct_size) + ", expected sizeof(QvInvokeOptions) (" +
+            std::to_string(sizeof(QvInvokeOptions)) + ")");
+  const auto* bytes = reinterpret_cast<const unsigned char*>(given);
+  for (size_t i = sizeof(QvInvokeOptions); i < given->struct_size; ++i)
+    Check(bytes[i] == 0, QV_ERR_INVALID_ARGUMENT,
+          "QvInvokeOptions sets fields this library (struct_size " + std::to_string(sizeof(QvInvokeOptions)) +
+              ") does not know");
+  Check(given->deadline_us >= 0, QV_ERR_INVALID_ARGUMENT,
+        "QvInvokeOptions.deadline_us is negative (" + std::to_string(given->deadline_us) + ")");
+  o.deadline_us = given->deadline_us;
+  o.priority = given->priority;
+  return o;
+}
+
+// QvInvokeAsync and QvInvokeAsyncEx: checks the arguments, invokes and hands out the outputs.
+void Invoke(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
+            QvNDArrayHandle** outputs, const InvokeOptions& options) {
+  const std::shared_ptr<QvCachedOp_> cached_op = capi::CachedOps().Get(op, "cached op");
+  capi::Require(num_outputs, "num_outputs");
+  capi::Require(outputs, "outputs");
+  if (num_inputs > 0) capi::Require(inputs, "inputs");
+  std::vector<NDArrayPtr> in;
+  for (uint32_t i = 0; i < num_inputs; ++i) in.push_back(capi::ArrayOf(inputs[i], "an input array"));
+  std::vector<NDArrayPtr> out;
+  // The array this thread got from the previous call is the runtime's, not caller-provided outputs:
+  // passing it back (reusing one `outputs` variable) asks for new outputs.
+  const bool caller_outputs = *outputs != nullptr && *outputs != t_outputs.data();
+  if (caller_outputs)
+    for (uint32_t i = 0; i < *num_outputs; ++i) out.push_back(capi::ArrayOf((*outputs)[i], "an output array"));
+  cached_op->op->Invoke(in, &out, options);
+  if (caller_outputs) return;
+  std::vector<QvNDArrayHandle> handles;
+  for (auto& a : out) handles.push_back(capi::NewHandle(std::move(a)));
+  t_outputs = std::move(handles);
+  *num_outputs = static_cast<uint32_t>(t_outputs.size());
+  *outputs = t_outputs.data();
+}
 
 }  // namespace
 
@@ -63,31 +111,28 @@ int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names)
 
 int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
                   QvNDArrayHandle** outputs) {
+  return capi::Guard([&] { Invoke(op, num_inputs, inputs, num_outputs, outputs, InvokeOptions()); });
+}
+
+int QvInvokeAsyncEx(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
+                    QvNDArrayHandle** outputs, const QvInvokeOptions* options) {
+  return capi::Guard([&] { Invoke(op, num_inputs, inputs, num_outputs, outputs, ReadInvokeOptions(options)); });
+}
+
+int QvCancel(QvNDArrayHandle output, int* cancelled) {
   return capi::Guard([&] {
-    const std::shared_ptr<QvCachedOp_> cached_op = capi::CachedOps().Get(op, "cached op");
-    capi::Require(num_outputs, "num_outputs");
-    capi::Require(outputs, "outputs");
-    if (num_inputs > 0) capi::Require(inputs, "inputs");
-    std::vector<NDArrayPtr> in;
-    for (uint32_t i = 0; i < num_inputs; ++i) in.push_back(capi::ArrayOf(inputs[i], "an input array"));
-    std::vector<NDArrayPtr> out;
-    // The array this thread got from the previous call is the runtime's, not caller-provided outputs:
-    // passing it back (reusing one `outputs` variable) asks for new outputs.
-    const bool caller_outputs = *outputs != nullptr && *outputs != t_outputs.data();
-    if (caller_outputs)
-      for (uint32_t i = 0; i < *num_outputs; ++i) out.push_back(capi::ArrayOf((*outputs)[i], "an output array"));
-    cached_op->op->Invoke(in, &out);
-    if (caller_outputs) return;
-    std::vector<QvNDArrayHandle> handles;
-    for (auto& a : out) handles.push_back(capi::NewHandle(std::move(a)));
-    t_outputs = std::move(handles);
-    *num_outputs = static_cast<uint32_t>(t_outputs.size());
-    *outputs = t_outputs.data();
+    const std::shared_ptr<InvocationControl> control = capi::ArrayOf(output, "output")->producer();
+    const bool took_effect = control != nullptr && control->Cancel();
+    if (cancelled != nullptr) *cancelled = took_effect ? 1 : 0;
   });
 }
 
 int QvFreeCachedOp(QvCachedOpHandle op) {
-  return capi::Guard([&] { capi::CachedOps().Free(op, "cached op"); });
+  return capi::Guard([&] {
+    const std::shared_ptr<QvCachedOp_> cached_op = capi::CachedOps().Get(op, "cached op");
+    capi::CachedOps().Free(op, "cached op");  // refuses a second free before anything is drained
+    cached_op->op->DrainQueue();
+  });
 }
 
 }  // extern "C"

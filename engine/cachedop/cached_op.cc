@@ -2,8 +2,11 @@
 
 #include <cstdlib>
 
+#include "batching/batch_runner.h"
+#include "common/counted_slot.h"
 #include "common/error.h"
 #include "graph/graph_check.h"
+#include "scheduler/invocation_control.h"
 #include "tensor/device_memory.h"
 
 namespace qv {
@@ -71,16 +74,7 @@ std::vector<int> PackableParameters(const BoundGraph& g) {
 }
 
 // One admitted invocation: returns its slot when released, whether the work ran or was skipped.
-class InflightSlot {
- public:
-  explicit InflightSlot(std::atomic<int>* count) : count_(count) {}
-  ~InflightSlot() { count_->fetch_sub(1); }
-  InflightSlot(const InflightSlot&) = delete;
-  InflightSlot& operator=(const InflightSlot&) = delete;
-
- private:
-  std::atomic<int>* count_;
-};
+using InflightSlot = CountedSlot;
 
 }  // namespace
 
@@ -101,11 +95,14 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.max_inflight = static_cast<int>(n);
     } else if (key == "data_shapes") {
       o.data_shapes = ParseDataShapes(value);
-    } else {
+    } else if (!o.batching.Parse(key, value)) {
       throw Error(QV_ERR_INVALID_ARGUMENT,
-                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes)");
+                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, "
+                  "max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
+  Check(!o.static_shape || o.batching.max_batch_size == 1, QV_ERR_INVALID_ARGUMENT,
+        "flag 'max_batch_size' > 1 merges requests into new shapes, which 'static_shape' = 'true' forbids");
   if (o.device.type == QV_CPU)
     Check(o.device.id == 0, QV_ERR_DEVICE, "device " + o.device.ToString() + " does not exist (only cpu(0))");
   else
@@ -117,7 +114,16 @@ CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
     : graph_(std::move(graph)),
       options_(std::move(options)),
       packable_(PackableParameters(graph_)),
-      serial_var_(Engine::Get().NewVar()) {}
+      serial_var_(Engine::Get().NewVar()) {
+  if (!options_.batching.enabled) return;
+  // Batches hold requests, which hold the op: `this` outlives every run.
+  scheduler_ = std::make_unique<BatchScheduler>(
+      options_.batching,
+      [this](const std::vector<RequestPtr>& batch) {
+        RunBatch(batch, options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); });
+      },
+      options_.thread_safe ? nullptr : serial_var_);
+}
 
 std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
                                            const CachedOpOptions& options) {
@@ -196,7 +202,13 @@ void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
   }
 }
 
-void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs) {
+void CachedOp::DrainQueue() {
+  if (scheduler_) scheduler_->Drain();
+}
+
+void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+                      const InvokeOptions& request) {
+  auto control = std::make_shared<InvocationControl>(request.deadline_us);  // the deadline counts from here
   CheckInputs(inputs);
   std::vector<TensorType> types;
   for (const auto& a : inputs) types.push_back({a->shape(), a->dtype()});
@@ -226,13 +238,27 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   }
   auto slot = std::make_unique<InflightSlot>(&inflight_);
 
+  if (scheduler_) {
+    RequestPtr r = NewRequest(inputs, *outputs, input_names(), output_names(), out_types,
+                              options_.batching.max_batch_size > 1);
+    r->priority = request.priority;
+    r->control = control;
+    r->keepalive = shared_from_this();
+    r->admission = std::shared_ptr<InflightSlot>(std::move(slot));
+    scheduler_->Submit(std::move(r));
+    for (const auto& a : *outputs) a->set_producer(control);
+    return;
+  }
+
   std::vector<VarPtr> reads, writes;
   for (const auto& a : inputs) reads.push_back(a->var());
   for (const auto& a : *outputs) writes.push_back(a->var());
   if (!options_.thread_safe) writes.push_back(serial_var_);
   // The work holds the op (its parameters and plans), the plan and every array until it is destroyed.
   Engine::Get().Push(
-      [self = shared_from_this(), plan, inputs, outs = *outputs, slot = std::shared_ptr<InflightSlot>(std::move(slot))]() mutable {
+      [self = shared_from_this(), plan, inputs, outs = *outputs, slot = std::shared_ptr<InflightSlot>(std::move(slot)),
+       control]() mutable {
+        control->ThrowIfEnded();
         std::vector<const void*> in_ptrs;
         std::vector<void*> out_ptrs;
         for (const auto& a : inputs) in_ptrs.push_back(a->data());
@@ -243,9 +269,11 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
           std::shared_ptr<InflightSlot>& slot;
           ~Release() { slot.reset(); }
         } release{slot};
-        plan->Run(in_ptrs, out_ptrs);
+        plan->Run(in_ptrs, out_ptrs, [&control] { control->ThrowIfEnded(); });
+        if (!control->Claim()) control->ThrowIfEnded();  // cancelled or expired during the last step
       },
       reads, writes);
+  for (const auto& a : *outputs) a->set_producer(control);
 }
 
 }  // namespace qv

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "backends/cpu/constant_cache.h"
+#include "batching/batch_scheduler.h"
+#include "batching/batching_options.h"
 #include "cachedop/plan.h"
 #include "common/device.h"
 #include "graph/bound_graph.h"
@@ -22,9 +24,16 @@ struct CachedOpOptions {
   int max_inflight = 64;
   bool thread_safe = true;
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
+  BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 
   // From the C API's string flags; unknown keys and bad values throw QV_ERR_INVALID_ARGUMENT.
   static CachedOpOptions Parse(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe);
+};
+
+// Per-invocation options (QvInvokeAsyncEx).
+struct InvokeOptions {
+  int64_t deadline_us = 0;  // > 0: microseconds from submission
+  int priority = 0;         // orders the request queue
 };
 
 class CachedOp : public std::enable_shared_from_this<CachedOp> {
@@ -35,9 +44,13 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   const std::vector<std::string>& input_names() const { return graph_.input_names; }
   const std::vector<std::string>& output_names() const { return graph_.output_names; }
 
-  // Validates inputs, finds or compiles the plan, and pushes the computation. `outputs` empty:
-  // allocates them; else they must match the plan's output types. Throws on bad input or QV_ERR_BUSY.
-  void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs);
+  // Validates inputs, finds or compiles the plan, and pushes the computation (to the request queue,
+  // if the op has one). `outputs` empty: allocates them; else they must match the plan's output
+  // types. Throws on bad input or QV_ERR_BUSY. The outputs' producer() cancels the invocation.
+  void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+              const InvokeOptions& request = {});
+  // The op's handle is gone: queued requests run without waiting for others to join their batch.
+  void DrainQueue();
 
  private:
   CachedOp(BoundGraph graph, CachedOpOptions options);
@@ -55,6 +68,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them
+  std::unique_ptr<BatchScheduler> scheduler_;  // the request queue, if options_.batching.enabled
 };
 
 }  // namespace qv

@@ -246,7 +246,8 @@ void Plan::ReturnWorkspace(std::shared_ptr<Storage> workspace) const {
   free_workspaces_.push_back(std::move(workspace));
 }
 
-void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) const {
+void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+               const std::function<void()>& before_step) const {
   std::shared_ptr<Storage> workspace = BorrowWorkspace();
   char* arena = static_cast<char*>(workspace->data());
   auto resolve = [&](const BufferRef& ref) -> void* {
@@ -263,6 +264,7 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
   cpu::ExecArgs args;
   try {
     for (const Step& step : steps_) {
+      if (before_step) before_step();
       args.inputs.clear();
       args.outputs.clear();
       for (const auto& ref : step.inputs) args.inputs.push_back(resolve(ref));

@@ -3,6 +3,7 @@
 // of invocations may run one plan at once, each with its own workspace.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,8 +23,10 @@ class Plan {
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
 
-  // Runs every step; inputs and outputs are row-major. Thread-safe.
-  void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) const;
+  // Runs every step; inputs and outputs are row-major. Thread-safe. `before_step`, if given, runs
+  // before each operator and may throw to stop the run there (cancellation, deadlines).
+  void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+           const std::function<void()>& before_step = nullptr) const;
 
  private:
   struct BufferRef {

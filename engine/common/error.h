@@ -1,6 +1,7 @@
 // The one error type the engine throws. The C API turns it into a QvStatus and a message.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,21 @@ struct Failure {
   std::string message;
   bool ok() const { return status == QV_OK; }
 };
+
+// The failure that the exception being handled stands for; call inside a catch block.
+inline Failure FailureFromCurrentException() {
+  try {
+    throw;
+  } catch (const Error& e) {
+    return {e.status(), e.what()};
+  } catch (const std::bad_alloc&) {
+    return {QV_ERR_OUT_OF_MEMORY, "out of memory while running an invocation"};
+  } catch (const std::exception& e) {
+    return {QV_ERR_INTERNAL, std::string("internal error: ") + e.what()};
+  } catch (...) {
+    return {QV_ERR_INTERNAL, "internal error: unknown exception"};
+  }
+}
 
 // Throws Error(status, message) unless `condition` holds.
 inline void Check(bool condition, QvStatus status, const std::string& message) {

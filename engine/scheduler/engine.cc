@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <deque>
 #include <mutex>
-#include <new>
 #include <thread>
 
 #include "scheduler/cpu_budget.h"
@@ -33,6 +32,7 @@ class Var {
 
 struct Opr {
   Engine::Work work;
+  Engine::AsyncWork async_work;  // instead of `work`, for PushAsync
   std::vector<VarPtr> reads;
   std::vector<VarPtr> writes;
   size_t waiting_for = 0;  // variables that have not granted access yet
@@ -41,20 +41,6 @@ struct Opr {
 namespace {
 
 thread_local bool t_on_engine_thread = false;
-
-Failure FailureFromCurrentException() {
-  try {
-    throw;
-  } catch (const Error& e) {
-    return {e.status(), e.what()};
-  } catch (const std::bad_alloc&) {
-    return {QV_ERR_OUT_OF_MEMORY, "out of memory while running an invocation"};
-  } catch (const std::exception& e) {
-    return {QV_ERR_INTERNAL, std::string("internal error: ") + e.what()};
-  } catch (...) {
-    return {QV_ERR_INTERNAL, "internal error: unknown exception"};
-  }
-}
 
 class ThreadedEngine final : public Engine {
  public:
@@ -67,21 +53,11 @@ class ThreadedEngine final : public Engine {
   VarPtr NewVar() override { return std::make_shared<Var>(); }
 
   void Push(Work work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) override {
-    auto* opr = new Opr{std::move(work), {}, {}, 0};
-    for (const auto& w : writes)
-      if (!Contains(opr->writes, w)) opr->writes.push_back(w);
-    for (const auto& r : reads)
-      if (!Contains(opr->writes, r) && !Contains(opr->reads, r)) opr->reads.push_back(r);
-    opr->waiting_for = opr->reads.size() + opr->writes.size();
+    Schedule(new Opr{std::move(work), nullptr, {}, {}, 0}, reads, writes);
+  }
 
-    std::lock_guard<std::mutex> lock(mu_);
-    ++outstanding_;
-    if (opr->waiting_for == 0) {
-      MakeRunnable(opr);
-      return;
-    }
-    for (const auto& v : opr->reads) Enqueue(v.get(), opr, false);
-    for (const auto& v : opr->writes) Enqueue(v.get(), opr, true);
+  void PushAsync(AsyncWork work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) override {
+    Schedule(new Opr{nullptr, std::move(work), {}, {}, 0}, reads, writes);
   }
 
   bool CanRead(const VarPtr& var) override {
@@ -131,6 +107,25 @@ class ThreadedEngine final : public Engine {
     return false;
   }
 
+  void Schedule(Opr* opr, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) {
+    for (const auto& w : writes)
+      if (!Contains(opr->writes, w)) opr->writes.push_back(w);
+    for (const auto& r : reads)
+      if (!Contains(opr->writes, r) && !Contains(opr->reads, r)) opr->reads.push_back(r);
+    opr->waiting_for = opr->reads.size() + opr->writes.size();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++outstanding_;
+      if (opr->waiting_for == 0) {
+        MakeRunnable(opr);
+      } else {
+        for (const auto& v : opr->reads) Enqueue(v.get(), opr, false);
+        for (const auto& v : opr->writes) Enqueue(v.get(), opr, true);
+      }
+    }
+    StartReadyAsync();
+  }
+
   // The caller holds mu_.
   void Enqueue(Var* var, Opr* opr, bool write) {
     var->queue.push_back({opr, write});
@@ -155,9 +150,51 @@ class ThreadedEngine final : public Engine {
     }
   }
 
+  // The caller holds mu_. Asynchronous work is started by the caller once it lets go of mu_.
   void MakeRunnable(Opr* opr) {
+    if (opr->async_work) {
+      ready_async_.push_back(opr);
+      return;
+    }
     runnable_.push_back(opr);
     work_available_.notify_one();
+  }
+
+  // Starts the asynchronous work that became runnable, on this thread. The caller does not hold mu_.
+  void StartReadyAsync() {
+    for (;;) {
+      Opr* opr = nullptr;
+      Failure failure;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (ready_async_.empty()) return;
+        opr = ready_async_.front();
+        ready_async_.pop_front();
+        failure = FirstReadFailure(opr);
+      }
+      if (!failure.ok()) {
+        Complete(opr, failure, false);
+        continue;
+      }
+      // `done` may be called (and the Opr deleted) before `work` returns: the work is moved out first.
+      AsyncWork work = std::move(opr->async_work);
+      auto once = std::make_shared<std::atomic<bool>>(false);
+      Completion done = [this, opr, once](const Failure& f) {
+        if (!once->exchange(true)) Complete(opr, f, false);
+      };
+      try {
+        work(done);
+      } catch (...) {
+        done(FailureFromCurrentException());
+      }
+    }
+  }
+
+  // The caller holds mu_.
+  static Failure FirstReadFailure(const Opr* opr) {
+    for (const auto& v : opr->reads)
+      if (!v->failure.ok()) return v->failure;
+    return {};
   }
 
   void WorkerLoop() {
@@ -171,11 +208,7 @@ class ThreadedEngine final : public Engine {
         opr = runnable_.front();
         runnable_.pop_front();
         ++running_;
-        for (const auto& v : opr->reads)
-          if (!v->failure.ok()) {
-            failure = v->failure;
-            break;
-          }
+        failure = FirstReadFailure(opr);
       }
       if (failure.ok()) {
         try {
@@ -184,11 +217,12 @@ class ThreadedEngine final : public Engine {
           failure = FailureFromCurrentException();
         }
       }
-      Complete(opr, failure);
+      Complete(opr, failure, true);
     }
   }
 
-  void Complete(Opr* opr, const Failure& failure) {
+  // `on_worker`: the work ran on a worker (counted in running_), not asynchronous work.
+  void Complete(Opr* opr, const Failure& failure, bool on_worker) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (const auto& v : opr->reads) {
@@ -211,10 +245,13 @@ class ThreadedEngine final : public Engine {
     // Outside the lock: destroying the work releases what it holds (arrays, caller buffers through
     // their release callbacks, which may call back into the runtime). WaitAll also waits for this.
     delete opr;
-    std::lock_guard<std::mutex> lock(mu_);
-    --running_;
-    --outstanding_;
-    all_done_.notify_all();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (on_worker) --running_;
+      --outstanding_;
+      all_done_.notify_all();
+    }
+    StartReadyAsync();
   }
 
   void CallbackLoop() {
@@ -251,6 +288,7 @@ class ThreadedEngine final : public Engine {
   std::condition_variable callback_available_;
   std::condition_variable all_done_;
   std::deque<Opr*> runnable_;
+  std::deque<Opr*> ready_async_;  // asynchronous work whose dependencies are met, not yet started
   std::deque<PendingCallback> callbacks_;
   int64_t outstanding_ = 0;
   int running_ = 0;

@@ -22,6 +22,9 @@ class Engine {
  public:
   using Work = std::function<void()>;                 // throws Error on failure
   using ReadyCallback = std::function<void(const Failure&)>;
+  // Ends asynchronous work with its outcome. Copyable; only the first call counts.
+  using Completion = std::function<void(const Failure&)>;
+  using AsyncWork = std::function<void(Completion done)>;  // may throw Error instead of calling done
 
   // The process-wide engine; created on first use, never destroyed. At process exit it stops its
   // workers (running work finishes, queued work never starts) when the exit handlers reach it.
@@ -39,6 +42,10 @@ class Engine {
   // Schedules `work`. A variable in both sets counts as written. `work` is skipped (and its failure
   // recorded on `writes`) if a variable in `reads` holds a failure when it would run.
   virtual void Push(Work work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) = 0;
+  // Like Push, for work that only starts something and ends later, on any thread, by calling `done`
+  // (MXNet's asynchronous operators). `work` runs on the thread that releases its last dependency
+  // (this one if none is pending), never on a worker: it must return promptly and never block.
+  virtual void PushAsync(AsyncWork work, const std::vector<VarPtr>& reads, const std::vector<VarPtr>& writes) = 0;
 
   // True when no write pushed so far to `var` is pending. Never blocks.
   virtual bool CanRead(const VarPtr& var) = 0;

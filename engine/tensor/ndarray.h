@@ -12,6 +12,8 @@
 
 namespace qv {
 
+class InvocationControl;
+
 class NDArray {
  public:
   // A zero-filled array. Throws Error for bad shapes, unsupported devices or failed allocations.
@@ -34,6 +36,9 @@ class NDArray {
   int64_t size() const { return nbytes_ / DTypeSize(dtype_); }
   const std::shared_ptr<Storage>& storage() const { return storage_; }
   const VarPtr& var() const { return var_; }
+  // The invocation that last wrote the array (QvCancel finds it here), or null. Thread-safe.
+  std::shared_ptr<InvocationControl> producer() const { return std::atomic_load(&producer_); }
+  void set_producer(std::shared_ptr<InvocationControl> control) { std::atomic_store(&producer_, std::move(control)); }
 
   // Synchronous copies of the whole array (`bytes` == nbytes()) from or to host memory, on any device.
   // They do not order themselves with pending work: callers push them to the engine.
@@ -49,6 +54,7 @@ class NDArray {
   std::shared_ptr<Storage> storage_;
   size_t nbytes_;
   VarPtr var_;
+  std::shared_ptr<InvocationControl> producer_;
 };
 
 using NDArrayPtr = std::shared_ptr<NDArray>;

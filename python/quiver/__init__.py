@@ -13,8 +13,9 @@ from typing import NamedTuple, Tuple
 
 from . import capi
 from .data_desc import DataDesc
-from .errors import (BusyError, ClosedError, DeviceError, InternalError, InvalidArgumentError, NotFoundError,
-                     OutOfMemoryError, ParseError, QuiverError, ShapeError, UnsupportedError)
+from .errors import (BusyError, CancelledError, ClosedError, DeadlineExceededError, DeviceError, InternalError,
+                     InvalidArgumentError, NotFoundError, OutOfMemoryError, ParseError, QuiverError, ShapeError,
+                     UnsupportedError)
 from .classifier import Classifier
 from .future import Future
 from .image import ImageTransform
@@ -23,7 +24,8 @@ from .object_detector import ObjectDetector
 from .predictor import Predictor
 
 __all__ = [
-    "BusyError", "Classifier", "ClosedError", "DataDesc", "DeviceError", "Future", "ImageClassifier",
+    "BusyError", "CancelledError", "Classifier", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
+    "Future", "ImageClassifier",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "ShapeError", "UnsupportedError",
     "memory_stats", "version", "wait_all",

@@ -1,6 +1,8 @@
 """Exceptions raised by Quiver: one class per native status code, all subclasses of QuiverError."""
 from __future__ import annotations
 
+import concurrent.futures
+
 from . import capi
 
 
@@ -51,7 +53,7 @@ class UnsupportedError(QuiverError):
 
 
 class BusyError(QuiverError):
-    """max_inflight invocations are already in flight (QV_ERR_BUSY)."""
+    """max_inflight invocations are already in flight, or max_queue requests are queued (QV_ERR_BUSY)."""
     status = capi.QV_ERR_BUSY
 
 
@@ -70,6 +72,17 @@ class InternalError(QuiverError):
     status = capi.QV_ERR_INTERNAL
 
 
+class CancelledError(QuiverError, concurrent.futures.CancelledError):
+    """The prediction was cancelled (Future.cancel(), QV_ERR_CANCELLED)."""
+    status = capi.QV_ERR_CANCELLED
+
+
+class DeadlineExceededError(QuiverError, TimeoutError):
+    """The prediction's deadline passed before it finished; the runtime dropped it
+    (QV_ERR_DEADLINE_EXCEEDED)."""
+    status = capi.QV_ERR_DEADLINE_EXCEEDED
+
+
 class ClosedError(QuiverError, ValueError):
     """The object was closed: its native memory is released and it cannot be used any more."""
     status = capi.QV_ERR_INVALID_ARGUMENT
@@ -77,7 +90,7 @@ class ClosedError(QuiverError, ValueError):
 
 _BY_STATUS = {cls.status: cls for cls in (
     InvalidArgumentError, NotFoundError, ParseError, ShapeError, UnsupportedError, BusyError,
-    OutOfMemoryError, DeviceError, InternalError)}
+    OutOfMemoryError, DeviceError, InternalError, CancelledError, DeadlineExceededError)}
 
 capi.set_error_classes(_BY_STATUS)
 

@@ -6,7 +6,7 @@ import threading
 from typing import Any, Callable, List, Optional
 
 from . import capi
-from .errors import ClosedError, QuiverError, error_for
+from .errors import CancelledError, ClosedError, QuiverError, error_for
 
 _log = logging.getLogger("quiver")
 
@@ -29,6 +29,7 @@ class Future:
         self._callbacks: List[Callable[["Future"], Any]] = []
         self._result: Any = None
         self._collected = False
+        self._cancelled = False
         # Each registration holds a reference to this future until the runtime calls it back, which
         # keeps the inputs alive even if the caller drops the future.
         for handle in outputs:
@@ -36,7 +37,7 @@ class Future:
 
     def done(self) -> bool:
         """True once the prediction has finished (successfully or not). Never blocks."""
-        if self._finished.is_set():
+        if self._finished.is_set() or self._cancelled:
             return True
         with self._lock:
             if self._collected:
@@ -47,18 +48,33 @@ class Future:
         return not self.done()
 
     def cancel(self) -> bool:
-        """Quiver cannot cancel a submitted prediction: returns False, as for a running future."""
-        return False
+        """Cancels the prediction (QvCancel) unless it has finished: a queued one is dropped, a
+        running one stops at its next operator (or leaves its batch at once). Returns True if it was
+        cancelled; result() then raises CancelledError. Done-callbacks run once the runtime has let go
+        of the inputs, which is at once for a queued prediction. Never blocks."""
+        with self._lock:
+            if self._cancelled:
+                return True
+            if self._finished.is_set() or self._collected:
+                return False
+            # Under the lock: close() cannot free the handle meanwhile.
+            self._cancelled = bool(capi.QvCancel(self._outputs[0]))
+            return self._cancelled
 
     def cancelled(self) -> bool:
-        return False
+        """True if cancel() cancelled the prediction."""
+        return self._cancelled
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """The prediction's output(s), waiting up to `timeout` seconds (None: no limit).
 
-        Raises TimeoutError when it does not finish in time, or the QuiverError the computation failed
-        with (for example ShapeError), naming the problem.
+        Raises TimeoutError when it does not finish in time (the prediction goes on: give it a
+        ``timeout`` at submission, or cancel() it, to have the runtime drop it), CancelledError after
+        cancel(), or the QuiverError the computation failed with (for example ShapeError,
+        DeadlineExceededError), naming the problem.
         """
+        if self._cancelled:
+            raise CancelledError.from_message("the prediction was cancelled")
         if not self._finished.wait(timeout):
             raise TimeoutError(f"the prediction did not finish within {timeout} s")
         with self._lock:
@@ -72,7 +88,11 @@ class Future:
         """The exception the prediction failed with, or None; waits like result()."""
         try:
             self.result(timeout)
-        except TimeoutError:
+        except CancelledError:
+            raise  # as concurrent.futures does for a cancelled future
+        except TimeoutError as error:
+            if isinstance(error, QuiverError):  # DeadlineExceededError: the prediction's own outcome
+                return error
             raise
         except QuiverError as error:
             return error

@@ -17,6 +17,9 @@ ArrayLike = Any
 Inputs = Union[ArrayLike, Mapping[str, ArrayLike], Sequence[ArrayLike]]
 Source = Union[str, bytes, bytearray, memoryview, IO[bytes], IO[str]]
 
+# Constructor keywords that become QvCreateCachedOpEx's scheduling flags of the same names.
+SCHEDULING_FLAGS = ("max_batch_size", "batch_timeout_us", "instances", "max_queue")
+
 
 class Predictor:
     """Runs an MXNet model (``-symbol.json`` + ``.params``) with Quiver.
@@ -34,6 +37,9 @@ class Predictor:
         thread_safe: False runs invocations one after another with a single workspace.
         static_shape: True fixes the input shapes at the first prediction.
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
+        max_batch_size, batch_timeout_us, instances, max_queue: keywords for the scheduling flags of
+            the same names (see the README): predictions from many threads are queued and merged into
+            batches of up to ``max_batch_size`` rows. Omitted: no request queue.
 
     Inputs are read in place, without copying, when they already are C-contiguous arrays of the input's
     dtype: do not write to them until the prediction has finished. Outputs are numpy arrays over the
@@ -85,9 +91,10 @@ class Predictor:
               model_dir: Optional[str], extras: Dict[str, Any]) -> None:
         """Compiles the model from its symbol and parameters (loaders given by the constructors), then
         hands the subclass its own keywords; `settings` are _create's arguments after the params."""
+        scheduling = {key: extras.pop(key) for key in SCHEDULING_FLAGS if key in extras}
         symbol = make_symbol()
         try:
-            self._create(symbol, load_params(), *settings)
+            self._create(symbol, load_params(), *settings, scheduling)
         finally:
             capi.QvSymbolFree(symbol)
         try:
@@ -98,7 +105,7 @@ class Predictor:
 
     def _create(self, symbol: Any, params: Any, input_descs: Optional[Sequence[DataDesc]], device: str,
                 max_inflight: int, thread_safe: bool, static_shape: bool,
-                options: Optional[Mapping[str, Any]]) -> None:
+                options: Optional[Mapping[str, Any]], scheduling: Mapping[str, Any]) -> None:
         handles, names = params
         try:
             if len(names) != len(handles):
@@ -110,7 +117,10 @@ class Predictor:
             shaped = [d for d in descs if d.shape]
             if shaped:
                 flags["data_shapes"] = ";".join(f"{d.name}:({','.join(map(str, d.shape))})" for d in shaped)
-            for key, value in (options or {}).items():
+            both = sorted(set(scheduling) & set(map(str, options or {})))
+            if both:
+                raise InvalidArgumentError.from_message(f"{both} given both as keywords and in options")
+            for key, value in {**scheduling, **(options or {})}.items():
                 flags[str(key)] = _flag_value(value)
             op = capi.QvCreateCachedOpEx(symbol, dict(zip(names, handles)), flags, 1 if thread_safe else 0)
         finally:
@@ -146,19 +156,23 @@ class Predictor:
 
     # -- predictions -------------------------------------------------------------------------------
 
-    def predict(self, inputs: Inputs) -> Any:
+    def predict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Any:
         """Runs the model and waits for the result.
 
         Args:
             inputs: one array (single-input models), a ``{name: array}`` mapping, or a list in
                 ``input_names`` order. Any batch size.
+            timeout: seconds the prediction may take; past them the runtime drops it (queued or
+                between two operators) and DeadlineExceededError (a TimeoutError) is raised.
+            priority: higher goes first among predictions queued on this Predictor (scheduling
+                flags); without a request queue it has no effect.
         Returns:
             a numpy array for a single-output model, else a list of arrays in ``output_names`` order.
         Raises:
             ShapeError for inputs that do not fit the model; ClosedError after close().
         """
         arrays = self._arrays(inputs)
-        outputs = self._submit(arrays)
+        outputs = self._submit(arrays, timeout, priority)
         try:
             for handle in outputs:
                 capi.QvNDArrayWaitToRead(handle)
@@ -168,17 +182,19 @@ class Predictor:
             raise
         return self._unpack(to_numpy(outputs))
 
-    def predict_async(self, inputs: Inputs) -> Future:
-        """Submits a prediction and returns at once with a Future (see predict for the arguments).
+    def predict_async(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Future:
+        """Submits a prediction and returns at once with a Future (see predict for the arguments:
+        `timeout` is the runtime's deadline, counted from now). ``Future.cancel()`` drops it.
 
-        Raises BusyError when ``max_inflight`` predictions are already in flight.
+        Raises BusyError when ``max_inflight`` predictions are in flight (or ``max_queue`` queued).
         """
         arrays = self._arrays(inputs)
-        return Future(self._submit(arrays), arrays, self._unpack)
+        return Future(self._submit(arrays, timeout, priority), arrays, self._unpack)
 
-    async def apredict(self, inputs: Inputs) -> Any:
-        """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks."""
-        future = self.predict_async(inputs)
+    async def apredict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Any:
+        """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks.
+        Cancelling the awaiting task cancels the prediction."""
+        future = self.predict_async(inputs, timeout=timeout, priority=priority)
         loop = asyncio.get_running_loop()
         waiter = loop.create_future()
 
@@ -189,7 +205,11 @@ class Predictor:
                 pass
 
         future.add_done_callback(wake)
-        return await waiter
+        try:
+            return await waiter
+        except asyncio.CancelledError:  # the awaiting task was cancelled: so is the prediction
+            future.cancel()
+            raise
 
     # -- lifetime ----------------------------------------------------------------------------------
 
@@ -239,14 +259,21 @@ class Predictor:
                 f"the model takes {len(names)} inputs {names}: pass a list or a {{name: array}} mapping")
         return [np.ascontiguousarray(v, dtype=t) for v, t in zip(values, self._dtypes)]
 
-    def _submit(self, arrays: List[np.ndarray]) -> List[Any]:
+    def _submit(self, arrays: List[np.ndarray], timeout: Optional[float], priority: int) -> List[Any]:
+        options = None
+        if timeout is not None or priority:
+            if timeout is not None and not timeout > 0:
+                raise InvalidArgumentError.from_message(f"timeout must be a positive number of seconds, not {timeout}")
+            options = (max(1, round(timeout * 1e6)) if timeout is not None else 0, int(priority))
         handles = []
         try:
             for array in arrays:
                 handles.append(capi.array_from_buffer(array))
             op = self._op.acquire()
             try:
-                return capi.QvInvokeAsync(op, handles, None)
+                if options is None:
+                    return capi.QvInvokeAsync(op, handles, None)
+                return capi.QvInvokeAsyncEx(op, handles, None, options)
             finally:
                 self._op.release()
         finally:

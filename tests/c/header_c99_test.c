@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@
 typedef char check_api_version[QV_API_VERSION == 1 ? 1 : -1];
 typedef char check_ok_is_zero[QV_OK == 0 ? 1 : -1];
 typedef char check_last_status[QV_ERR_INTERNAL == 9 ? 1 : -1];
+typedef char check_appended_statuses[(QV_ERR_CANCELLED == 10 && QV_ERR_DEADLINE_EXCEEDED == 11) ? 1 : -1];
+typedef char check_invoke_options_starts_with_size[offsetof(QvInvokeOptions, struct_size) == 0 ? 1 : -1];
 typedef char check_devices[(QV_CPU == 1 && QV_GPU == 2) ? 1 : -1];
 typedef char check_dtypes[(QV_FLOAT32 == 0 && QV_FLOAT16 == 2 && QV_UINT8 == 3 && QV_INT64 == 6) ? 1 : -1];
 typedef char check_handles_are_pointers[sizeof(QvNDArrayHandle) == sizeof(void *) ? 1 : -1];
@@ -27,6 +30,9 @@ typedef struct {
   int (*NDArrayGetDType)(QvNDArrayHandle, int *);
   int (*NDArrayGetDevice)(QvNDArrayHandle, int *, int *);
   int (*NDArrayFree)(QvNDArrayHandle);
+  int (*Cancel)(QvNDArrayHandle, int *);
+  int (*InvokeAsyncEx)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **,
+                       const QvInvokeOptions *);
 } Api;
 
 static Api api;
@@ -42,6 +48,8 @@ static int load_api(void *lib) {
   RESOLVE(NDArrayGetDType);
   RESOLVE(NDArrayGetDevice);
   RESOLVE(NDArrayFree);
+  RESOLVE(Cancel);
+  RESOLVE(InvokeAsyncEx);
   return ok;
 }
 
@@ -102,6 +110,9 @@ int main(int argc, char **argv) {
     EXPECT(api.NDArrayGetDType(array, &dtype) == QV_OK && dtype == QV_INT32, "dtype %d", dtype);
     EXPECT(api.NDArrayGetDevice(array, &dev_type, &dev_id) == QV_OK && dev_type == QV_CPU && dev_id == 0,
            "device %d(%d)", dev_type, dev_id);
+    /* An array no invocation wrote: QvCancel has nothing to cancel. */
+    int cancelled = -1;
+    EXPECT(api.Cancel(array, &cancelled) == QV_OK && cancelled == 0, "QvCancel gave cancelled = %d", cancelled);
     EXPECT(api.NDArrayFree(array) == QV_OK, "%s", api.GetLastError());
   }
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 import numpy as np
 import pytest
@@ -44,27 +43,17 @@ def test_input_forms_give_the_same_result(manifest):
         np.testing.assert_array_equal(p.predict(x.tolist()), reference)
 
 
-def _settled_arrays_alive() -> int:
-    """The live array count once it stops moving: the runtime lets go of a finished prediction's
-    arrays (its converted input, say) a moment after the waiting thread wakes up."""
-    previous = quiver.memory_stats().arrays_alive
-    for _ in range(200):
-        time.sleep(0.005)
-        now = quiver.memory_stats().arrays_alive
-        if now == previous:
-            return now
-        previous = now
-    return previous
-
-
 def test_outputs_are_numpy_views_of_native_memory(manifest):
     x, _, _ = case(manifest, "tiny", "b2_16")
     with quiver.Predictor(prefix("tiny")) as p:
         y = p.predict(x)
-        before = _settled_arrays_alive()
+        # The engine drops its own references to the invocation's arrays just after the outputs become
+        # readable: count once they are gone.
+        quiver.wait_all()
+        before = quiver.memory_stats().arrays_alive
         assert y.base is not None and not y.flags.owndata  # no copy: the base owns the native array
         del y
-        assert _settled_arrays_alive() == before - 1
+        assert quiver.memory_stats().arrays_alive == before - 1
 
 
 def test_from_bytes_and_from_file_objects(manifest):

@@ -340,6 +340,8 @@ const char* StatusName(int status) {
     case QV_ERR_OUT_OF_MEMORY: return "QV_ERR_OUT_OF_MEMORY";
     case QV_ERR_DEVICE: return "QV_ERR_DEVICE";
     case QV_ERR_INTERNAL: return "QV_ERR_INTERNAL";
+    case QV_ERR_CANCELLED: return "QV_ERR_CANCELLED";
+    case QV_ERR_DEADLINE_EXCEEDED: return "QV_ERR_DEADLINE_EXCEEDED";
     default: return "(not a QvStatus)";
   }
 }

@@ -20,7 +20,9 @@
  * Threading: the runtime runs computations on its own worker threads. By default it never keeps more
  * compute threads busy than the CPUs this process may use (its affinity mask and cgroup CPU quota);
  * the environment variable QUIVER_NUM_THREADS, read when the library first runs work, sets another
- * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread.
+ * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread. An op
+ * with a request queue (the scheduling flags of QvCreateCachedOpEx) has one thread of its own that
+ * forms batches and never computes; its batches run on the runtime's workers.
  *
  * Memory: sizes are checked before anything is allocated. The runtime never holds more array storage,
  * parameters and workspaces at once than physical memory, this process's cgroup memory limit, or the
@@ -54,10 +56,12 @@ typedef enum {
   QV_ERR_PARSE,            /* malformed symbol JSON or .params bytes */
   QV_ERR_SHAPE,            /* shapes or dtypes that do not fit the graph */
   QV_ERR_UNSUPPORTED,      /* an operator, dtype, device or file version Quiver does not run */
-  QV_ERR_BUSY,             /* max_inflight invocations already admitted */
+  QV_ERR_BUSY,             /* max_inflight invocations already admitted, or max_queue queued */
   QV_ERR_OUT_OF_MEMORY,    /* an allocation failed or a size exceeds what can be allocated */
   QV_ERR_DEVICE,           /* a device that is missing or failed */
-  QV_ERR_INTERNAL          /* a bug in Quiver: please report it with the message */
+  QV_ERR_INTERNAL,         /* a bug in Quiver: please report it with the message */
+  QV_ERR_CANCELLED,        /* the invocation was cancelled with QvCancel */
+  QV_ERR_DEADLINE_EXCEEDED /* the invocation's deadline passed before it finished (QvInvokeAsyncEx) */
 } QvStatus;
 
 /* Device codes follow MXNet's. */
@@ -218,6 +222,21 @@ QV_EXPORT int QvWaitAll(void);
  *   max_inflight  invocations admitted at once; one more fails with QV_ERR_BUSY   default 64
  *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now
  *
+ * Scheduling flags (any of them gives the op a request queue; without them invocations go straight
+ * to the runtime's workers, as above):
+ *   max_batch_size    rows merged along axis 0 into one run; requests whose inputs differ beyond
+ *                     axis 0 never share a run. Runs are padded with zero rows to a power of two or
+ *                     max_batch_size, so at most log2(max_batch_size) + 2 plans are compiled per
+ *                     input shape. Above 1, every input and output must have the batch on axis 0.
+ *                     "static_shape" "true" allows only 1.                                 default 1
+ *   batch_timeout_us  how long the oldest queued request waits for others before its batch runs
+ *                     anyway (a full batch runs at once)                                    default 1000
+ *   instances         batches of this op that run at once (they share the thread budget)   default 1
+ *   max_queue         requests queued and not yet running; one more fails with QV_ERR_BUSY default 1024
+ * With a queue, priorities order the queue (QvInvokeAsyncEx), a deadline also ends a request while it
+ * waits, and QvCancel drops a queued request at once. A failed run fails exactly the requests in it.
+ * max_inflight still bounds the requests admitted and not yet finished.
+ *
  * thread_safe = 1: any number of threads may invoke at once, each in-flight invocation gets its own
  * workspace while parameters are shared. thread_safe = 0: one workspace; invocations run one after
  * another (still correct from many threads, never in parallel).
@@ -244,16 +263,44 @@ QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char
  * allocates the outputs, sets *num_outputs and points *outputs at a thread-local array valid until the
  * next QvInvokeAsync on this thread; each handle in it is owned by the caller (QvNDArrayFree).
  *
- * Fails fast, without blocking, with QV_ERR_BUSY when max_inflight invocations are in flight, and with
+ * Fails fast, without blocking, with QV_ERR_BUSY when max_inflight invocations are in flight (or
+ * max_queue requests are queued, on an op with a request queue), and with
  * QV_ERR_SHAPE / QV_ERR_INVALID_ARGUMENT for wrong inputs. Failures during the computation are reported
  * by the output arrays (WaitToRead, OnReady) and affect no other invocation. Compiling a plan for a new
  * input shape happens in this call (it blocks for that time, once per shape). */
 QV_EXPORT int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle *inputs,
                             uint32_t *num_outputs, QvNDArrayHandle **outputs);
 
-/* Releases the op. Safe while invocations are in flight: they finish, then the op is released. Never
- * blocks. */
+/* Releases the op. Safe while invocations are in flight: they finish, then the op is released. Requests
+ * waiting in its queue run at once, without waiting for batch_timeout_us. Never blocks. */
 QV_EXPORT int QvFreeCachedOp(QvCachedOpHandle op);
+
+/* Per-invocation options of QvInvokeAsyncEx. Set struct_size to sizeof(QvInvokeOptions) and zero
+ * the rest (memset) before setting fields: later versions append fields, and a library older than
+ * the caller's header accepts the larger struct as long as the fields it does not know are zero. */
+typedef struct QvInvokeOptions {
+  size_t struct_size;  /* sizeof(QvInvokeOptions) */
+  int64_t deadline_us; /* > 0: fail with QV_ERR_DEADLINE_EXCEEDED unless finished this many
+                          microseconds after submission; 0: no deadline */
+  int32_t priority;    /* higher runs first among requests queued on the same op; default 0 */
+} QvInvokeOptions;
+
+/* As QvInvokeAsync, with options (NULL: the defaults, exactly QvInvokeAsync). A request past its
+ * deadline is never run late: it ends with QV_ERR_DEADLINE_EXCEEDED while queued, between two
+ * operators of its run, or instead of delivering its results; its outputs report that status. On an
+ * op without a request queue (no scheduling flags) priority has no effect and a deadline is checked
+ * when the invocation starts, between operators and at its end. Fails with QV_ERR_INVALID_ARGUMENT for
+ * a struct_size smaller than version 1's, a negative deadline, or unknown fields that are set. */
+QV_EXPORT int QvInvokeAsyncEx(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle *inputs,
+                              uint32_t *num_outputs, QvNDArrayHandle **outputs, const QvInvokeOptions *options);
+
+/* Cancels the invocation that last wrote `output` (any of its outputs). A request still queued is
+ * dropped at once; one running alone stops at its next operator boundary; one sharing a batch with
+ * others leaves it at once (the others go on). Its outputs then report QV_ERR_CANCELLED to
+ * WaitToRead / OnReady. *cancelled (may be NULL) is 1 if the invocation had not finished, else 0 (it
+ * finished, or delivers its results already, or the array was never written by an invocation): then
+ * nothing changes. Never blocks. */
+QV_EXPORT int QvCancel(QvNDArrayHandle output, int *cancelled);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -171,3 +171,65 @@ TEST_CASE("many threads pushing chains on shared variables stay ordered", "[sche
   REQUIRE(engine.WaitToRead(counter_var).ok());
   REQUIRE(counter == kThreads * kPerThread);
 }
+
+TEST_CASE("PushAsync work starts once its reads are written and ends when done is called", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr in = engine.NewVar(), out = engine.NewVar();
+  Gate gate;
+  engine.Push([&] { gate.Wait(); }, {}, {in});
+  std::atomic<bool> started{false};
+  Engine::Completion later;
+  std::mutex mu;
+  engine.PushAsync(
+      [&](const Engine::Completion& done) {
+        std::lock_guard<std::mutex> lock(mu);
+        started = true;
+        later = done;
+      },
+      {in}, {out});
+  std::this_thread::sleep_for(20ms);
+  REQUIRE_FALSE(started.load());  // waits for the write to `in`
+  gate.Open();
+  REQUIRE(engine.WaitToRead(in).ok());
+  for (int i = 0; i < 1000 && !started.load(); ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(started.load());
+  REQUIRE_FALSE(engine.CanRead(out));  // started, not done
+  Engine::Completion done;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = later;
+  }
+  done(Failure{QV_ERR_CANCELLED, "stopped"});
+  done(Failure{});  // only the first call counts
+  const Failure f = engine.WaitToRead(out);
+  REQUIRE(f.status == QV_ERR_CANCELLED);
+  REQUIRE(f.message == "stopped");
+  engine.WaitAll();
+}
+
+TEST_CASE("PushAsync work is skipped when a read failed, and a throw ends it", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr bad = engine.NewVar(), out1 = engine.NewVar(), out2 = engine.NewVar();
+  engine.Push([] { throw Error(QV_ERR_SHAPE, "bad input"); }, {}, {bad});
+  bool ran = false;
+  engine.PushAsync([&](const Engine::Completion&) { ran = true; }, {bad}, {out1});
+  REQUIRE(engine.WaitToRead(out1).status == QV_ERR_SHAPE);
+  REQUIRE_FALSE(ran);
+  engine.PushAsync([](const Engine::Completion&) { throw Error(QV_ERR_BUSY, "full"); }, {}, {out2});
+  REQUIRE(engine.WaitToRead(out2).status == QV_ERR_BUSY);
+}
+
+TEST_CASE("PushAsync work may call done before it returns, and a later write waits for it", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr v = engine.NewVar();
+  std::vector<int> order;
+  engine.PushAsync(
+      [&](const Engine::Completion& done) {
+        order.push_back(1);
+        done(Failure{});
+      },
+      {}, {v});
+  engine.Push([&] { order.push_back(2); }, {}, {v});
+  REQUIRE(engine.WaitToRead(v).ok());
+  REQUIRE(order == std::vector<int>{1, 2});
+}

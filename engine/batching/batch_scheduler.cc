@@ -1,0 +1,140 @@
+#include "batching/batch_scheduler.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "batching/request_queue.h"
+#include "common/counted_slot.h"
+#include "common/error.h"
+
+namespace qv {
+
+struct BatchScheduler::State {
+  State(const BatchingOptions& o, RunBatch r, VarPtr s) : options(o), run(std::move(r)), serial(std::move(s)), queue(o) {}
+
+  // Wakes the dispatcher; the lock makes sure a dispatcher about to wait sees what changed.
+  void Poke() {
+    { std::lock_guard<std::mutex> lock(mu); }
+    wake.notify_one();
+  }
+
+  const BatchingOptions options;
+  const RunBatch run;
+  const VarPtr serial;
+  std::atomic<int> queued{0};  // admitted and not yet running or ended (max_queue)
+  std::mutex mu;
+  std::condition_variable wake;
+  RequestQueue queue;  // guarded by mu
+  int running = 0;     // batches pushed and not finished; guarded by mu
+  bool draining = false;  // no request will join the queued ones; guarded by mu
+  bool closed = false;    // the op is gone; guarded by mu
+};
+
+BatchScheduler::BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial)
+    : state_(std::make_shared<State>(options, std::move(run), std::move(serial))) {
+  std::thread(Dispatch, state_).detach();
+}
+
+BatchScheduler::~BatchScheduler() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->closed = true;
+  }
+  state_->wake.notify_one();
+}
+
+void BatchScheduler::Drain() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->draining = true;
+  }
+  state_->wake.notify_one();
+}
+
+void BatchScheduler::Submit(RequestPtr request) {
+  if (state_->queued.fetch_add(1) >= state_->options.max_queue) {
+    state_->queued.fetch_sub(1);
+    throw Error(QV_ERR_BUSY, "max_queue (" + std::to_string(state_->options.max_queue) +
+                                 ") requests are already queued on this op");
+  }
+  // The slot's deleter holds the state (whose counter the slot points into) alive as long as the slot.
+  request->queue_slot =
+      std::shared_ptr<CountedSlot>(new CountedSlot(&state_->queued), [s = state_](CountedSlot* slot) { delete slot; });
+  std::vector<VarPtr> reads, writes;
+  for (const auto& a : request->inputs) reads.push_back(a->var());
+  for (const auto& a : request->outputs) writes.push_back(a->var());
+  Engine::Get().PushAsync(
+      [state = state_, request](const Engine::Completion& done) { Enqueue(state, request, done); }, reads, writes);
+}
+
+void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr request, const Engine::Completion& done) {
+  std::weak_ptr<State> weak = state;
+  auto finish = [done, admission = request->admission, weak](const Failure& failure) mutable {
+    admission.reset();  // max_inflight has room again before the outputs become readable
+    done(failure);
+    if (auto s = weak.lock()) s->Poke();  // an ended request leaves the queue now
+  };
+  request->admission.reset();
+  if (!request->control->SetFinisher(std::move(finish))) {
+    done(request->control->Check());  // cancelled or expired before it was queued
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->queue.Add(std::move(request), Request::Clock::now());
+  }
+  state->wake.notify_one();
+}
+
+void BatchScheduler::Launch(const std::shared_ptr<State>& state, std::vector<RequestPtr> batch) {
+  std::vector<VarPtr> writes;
+  if (state->serial) writes.push_back(state->serial);
+  Engine::Get().Push(
+      [state, batch = std::move(batch)] {
+        state->run(batch);
+        {
+          std::lock_guard<std::mutex> lock(state->mu);
+          --state->running;
+        }
+        state->wake.notify_one();
+      },
+      {}, writes);
+}
+
+void BatchScheduler::Dispatch(std::shared_ptr<State> state) {
+  State& s = *state;
+  std::unique_lock<std::mutex> lock(s.mu);
+  for (;;) {
+    if (s.closed && s.queue.empty()) return;
+    const auto now = Request::Clock::now();
+    std::vector<RequestPtr> ended = s.queue.TakeEnded(now);
+    std::vector<std::vector<RequestPtr>> batches;
+    while (s.running < s.options.instances) {
+      std::vector<RequestPtr> batch = s.queue.TakeBatch(now, s.draining);
+      if (batch.empty()) break;
+      for (const auto& r : batch) r->queue_slot.reset();
+      ++s.running;
+      batches.push_back(std::move(batch));
+    }
+    if (!ended.empty() || !batches.empty()) {
+      // Ending requests and pushing work call into the engine, which may queue further requests here.
+      lock.unlock();
+      for (auto& r : ended) r->control->Check();  // reports an expired deadline (cancelled ones ended already)
+      ended.clear();
+      for (auto& b : batches) Launch(state, std::move(b));
+      batches.clear();
+      lock.lock();
+      continue;
+    }
+    Request::Clock::time_point when;
+    if (s.queue.NextEvent(s.running < s.options.instances, &when)) {
+      s.wake.wait_until(lock, when);
+    } else {
+      s.wake.wait(lock);
+    }
+  }
+}
+
+}  // namespace qv

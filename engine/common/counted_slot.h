@@ -1,0 +1,20 @@
+// One place under a limit counted by an atomic (max_inflight, max_queue): the caller has already
+// counted itself in; the slot counts it out when destroyed, however the work it guards ended.
+#pragma once
+
+#include <atomic>
+
+namespace qv {
+
+class CountedSlot {
+ public:
+  explicit CountedSlot(std::atomic<int>* count) : count_(count) {}
+  ~CountedSlot() { count_->fetch_sub(1); }
+  CountedSlot(const CountedSlot&) = delete;
+  CountedSlot& operator=(const CountedSlot&) = delete;
+
+ private:
+  std::atomic<int>* count_;
+};
+
+}  // namespace qv

@@ -1,0 +1,92 @@
+#include "scheduler/invocation_control.h"
+
+#include <string>
+
+namespace qv {
+
+InvocationControl::InvocationControl(int64_t deadline_us)
+    : deadline_us_(deadline_us),
+      has_deadline_(deadline_us > 0),
+      deadline_(Clock::now() + std::chrono::microseconds(deadline_us > 0 ? deadline_us : 0)) {}
+
+bool InvocationControl::Cancel() {
+  Finisher finish;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ != State::kPending) return false;
+    finish = EndLocked({QV_ERR_CANCELLED, "the invocation was cancelled (QvCancel)"});
+  }
+  if (finish) finish(ended_with_);
+  return true;
+}
+
+Failure InvocationControl::Check() {
+  Finisher finish;
+  Failure failure;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ == State::kPending && ExpiredLocked(Clock::now())) finish = EndLocked(DeadlineFailure());
+    if (state_ == State::kEnded) failure = ended_with_;
+  }
+  if (finish) finish(failure);
+  return failure;
+}
+
+void InvocationControl::ThrowIfEnded() {
+  const Failure failure = Check();
+  if (!failure.ok()) throw Error(failure.status, failure.message);
+}
+
+bool InvocationControl::Alive(Clock::time_point now) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_ == State::kClaimed || (state_ == State::kPending && !ExpiredLocked(now));
+}
+
+bool InvocationControl::Claim() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ == State::kPending && !ExpiredLocked(Clock::now())) {
+      state_ = State::kClaimed;
+      return true;
+    }
+  }
+  Check();  // ends an expired invocation
+  return false;
+}
+
+bool InvocationControl::SetFinisher(Finisher finish) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kEnded) return false;
+  finisher_ = std::move(finish);
+  return true;
+}
+
+void InvocationControl::Finish(const Failure& failure) {
+  Finisher finish;
+  Failure reported;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (state_ == State::kEnded) return;
+    const bool late = state_ == State::kPending && ExpiredLocked(Clock::now());
+    finish = EndLocked(late ? DeadlineFailure() : failure);
+    reported = ended_with_;
+  }
+  if (finish) finish(reported);
+}
+
+InvocationControl::Finisher InvocationControl::EndLocked(const Failure& failure) {
+  state_ = State::kEnded;
+  ended_with_ = failure;
+  Finisher finish = std::move(finisher_);
+  finisher_ = nullptr;
+  return finish;
+}
+
+bool InvocationControl::ExpiredLocked(Clock::time_point now) const { return has_deadline_ && now >= deadline_; }
+
+Failure InvocationControl::DeadlineFailure() const {
+  return {QV_ERR_DEADLINE_EXCEEDED,
+          "the invocation's deadline (" + std::to_string(deadline_us_) + " us after submission) passed before it finished"};
+}
+
+}  // namespace qv

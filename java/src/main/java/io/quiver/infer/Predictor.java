@@ -1,0 +1,386 @@
+package io.quiver.infer;
+
+import io.quiver.infer.internal.NativeHandle;
+import io.quiver.infer.internal.QuiverCapi;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs an MXNet model ({@code prefix-symbol.json} + {@code prefix-%04d.params}) with Quiver.
+ *
+ * <p>The model is compiled and its parameters loaded once; one Predictor is safe to share across any
+ * number of threads (each prediction in flight gets its own workspace, parameters are shared), and any
+ * batch size runs (one plan is compiled per new input shape, once).
+ *
+ * <p>{@code float[]} inputs are one row-major array per model input, in {@link #inputNames()} order;
+ * their shapes come from the input's {@link DataDesc} with the batch size (its "N" axis) taken from the
+ * array's length. {@link NDArray} inputs and outputs skip the copies.
+ *
+ * <p>{@link #predictAsync(float[]...)} returns at once; its future is completed by the runtime's
+ * OnReady callback, on the runtime's callback thread ("quiver-callbacks") unless the result was ready
+ * already. Stages chained with {@code thenApply} and the like run on that thread: keep them short, or
+ * use the {@code ...Async} variants with an executor.
+ *
+ * <p>Native failures throw {@link QuiverException}. Close the Predictor to release its memory (a
+ * {@code Cleaner} releases forgotten ones and logs them); predictions in flight still complete.
+ */
+public class Predictor implements AutoCloseable {
+  private final NativeHandle op;
+  private final List<String> inputNames;
+  private final List<String> outputNames;
+  private final DataDesc[] descs; // per input, in inputNames order; null where none was given
+  private final ThreadLocal<long[][]> lastShapes = new ThreadLocal<>();
+
+  /** A model from files: {@code modelPrefix-symbol.json} and {@code modelPrefix-%04d.params}. */
+  public Predictor(String modelPrefix, int epoch, List<DataDesc> inputs) {
+    this(modelPrefix, epoch, inputs, Map.of());
+  }
+
+  /**
+   * @param options cached-op flags passed to the runtime as they are ({@code device}, {@code static_shape},
+   *     {@code max_inflight}, ...; see the README). {@code data_shapes} defaults to the shapes in
+   *     {@code inputs}, compiled now.
+   */
+  public Predictor(String modelPrefix, int epoch, List<DataDesc> inputs, Map<String, String> options) {
+    this(out -> QuiverCapi.QvSymbolCreateFromFile(modelPrefix + "-symbol.json", out),
+         (arrays, names) -> QuiverCapi.QvNDArrayLoad(String.format("%s-%04d.params", modelPrefix, epoch), arrays, names),
+         inputs, options);
+  }
+
+  /**
+   * A model from streams (read to their end, not closed), so that models can come from any storage:
+   * Hadoop's FileSystem (HDFS, S3), a jar resource, a zip entry.
+   */
+  public static Predictor fromStreams(InputStream symbolJson, InputStream params, List<DataDesc> inputs) {
+    return fromStreams(symbolJson, params, inputs, Map.of());
+  }
+
+  /** {@link #fromStreams(InputStream, InputStream, List)} with cached-op flags. */
+  public static Predictor fromStreams(InputStream symbolJson, InputStream params, List<DataDesc> inputs,
+                                      Map<String, String> options) {
+    final String json;
+    final byte[] bytes;
+    try {
+      json = new String(symbolJson.readAllBytes(), StandardCharsets.UTF_8);
+      bytes = params.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the model: " + e.getMessage(), e);
+    }
+    return new Predictor(out -> QuiverCapi.QvSymbolCreateFromJSON(json, out),
+                         (arrays, names) -> QuiverCapi.QvNDArrayLoadFromBuffer(bytes, arrays, names), inputs, options);
+  }
+
+  private interface SymbolSource {
+    void open(long[] out);
+  }
+
+  private interface ParamsSource {
+    void load(long[][] arrays, String[][] names);
+  }
+
+  private Predictor(SymbolSource symbol, ParamsSource params, List<DataDesc> inputs, Map<String, String> options) {
+    final Map<String, String> flags = flags(inputs, options);
+    final long[] sym = new long[1];
+    symbol.open(sym);
+    final long[] out = new long[1];
+    try {
+      final long[][] arrays = new long[1][];
+      final String[][] names = new String[1][];
+      params.load(arrays, names);
+      try {
+        if (names[0].length != arrays[0].length) {
+          throw new QuiverException(QuiverException.NOT_FOUND,
+              "the .params file stores no parameter names; Quiver binds parameters by name");
+        }
+        final String[] keys = flags.keySet().toArray(new String[0]);
+        final String[] vals = flags.values().toArray(new String[0]);
+        QuiverCapi.QvCreateCachedOpEx(sym[0], arrays[0].length, names[0], arrays[0], keys.length, keys, vals, out, 1);
+      } finally {
+        for (long array : arrays[0]) {
+          QuiverCapi.QvNDArrayFree(array);
+        }
+      }
+    } finally {
+      QuiverCapi.QvSymbolFree(sym[0]);
+    }
+    this.op = new NativeHandle(this, out[0], h -> QuiverCapi.QvFreeCachedOp(h), "Predictor");
+    try {
+      final String[][] names = new String[1][];
+      QuiverCapi.QvCachedOpListInputs(out[0], names);
+      this.inputNames = List.of(names[0]);
+      QuiverCapi.QvCachedOpListOutputs(out[0], names);
+      this.outputNames = List.of(names[0]);
+      this.descs = descsInOrder(inputs, inputNames);
+    } catch (RuntimeException e) {
+      op.close();
+      throw e;
+    }
+  }
+
+  private static DataDesc[] descsInOrder(List<DataDesc> inputs, List<String> inputNames) {
+    final DataDesc[] descs = new DataDesc[inputNames.size()];
+    for (DataDesc desc : inputs) {
+      final int index = inputNames.indexOf(desc.name());
+      if (index < 0) {
+        throw new QuiverException(QuiverException.INVALID_ARGUMENT, "a DataDesc names input '" + desc.name()
+            + "', which the model does not take (its inputs: " + inputNames + ")");
+      }
+      descs[index] = desc;
+    }
+    return descs;
+  }
+
+  private static Map<String, String> flags(List<DataDesc> inputs, Map<String, String> options) {
+    Objects.requireNonNull(inputs, "inputs");
+    Objects.requireNonNull(options, "options");
+    final Map<String, String> flags = new LinkedHashMap<>();
+    final List<String> shapes = new ArrayList<>();
+    for (DataDesc desc : inputs) {
+      if (desc.shape().length > 0) {
+        shapes.add(desc.name() + ":" + Shape.of(desc.shape()).toString().replace(" ", ""));
+      }
+    }
+    if (!shapes.isEmpty()) {
+      flags.put("data_shapes", String.join(";", shapes));
+    }
+    options.forEach((key, value) -> {
+      if (key == null || value == null) {
+        throw new QuiverException(QuiverException.INVALID_ARGUMENT, "options hold a null key or value");
+      }
+      flags.put(key, value);
+    });
+    return flags;
+  }
+
+  /** The data inputs, in the order predictions take them. */
+  public List<String> inputNames() {
+    return inputNames;
+  }
+
+  /** The outputs, in the order predictions return them. */
+  public List<String> outputNames() {
+    return outputNames;
+  }
+
+  /** The DataDesc given for an input, if any. */
+  public Optional<DataDesc> inputDesc(String name) {
+    final int index = inputNames.indexOf(name);
+    return index < 0 ? Optional.empty() : Optional.ofNullable(descs[index]);
+  }
+
+  /** Runs the model and waits: one row-major array per output. */
+  public float[][] predict(float[]... inputs) {
+    return readAndFree(waitFor(submit(inputs)));
+  }
+
+  /**
+   * Submits a prediction and returns at once. Throws at once for inputs that do not fit and, with
+   * {@code QuiverException.BUSY}, when {@code max_inflight} predictions are in flight; failures of the
+   * computation complete the future exceptionally with a {@link QuiverException}.
+   */
+  public CompletableFuture<float[][]> predictAsync(float[]... inputs) {
+    return PendingOutputs.of(submit(inputs), Predictor::readAndFree, result -> {}, null);
+  }
+
+  /** Runs the model on arrays (no copies) and waits; the outputs are the caller's to close. */
+  public NDArray[] predict(NDArray... inputs) {
+    return wrap(waitFor(invoke(inputs)));
+  }
+
+  /**
+   * {@link #predict(NDArray...)} without waiting. The inputs are kept alive (and must not be written)
+   * until the future completes; its outputs are the caller's to close.
+   */
+  public CompletableFuture<NDArray[]> predictAsync(NDArray... inputs) {
+    return PendingOutputs.of(invoke(inputs), Predictor::wrap, Predictor::closeAll, inputs.clone());
+  }
+
+  /** The shape of an output of the most recent prediction submitted by this thread on this Predictor. */
+  public long[] lastOutputShape(int output) {
+    final long[][] shapes = lastShapes.get();
+    if (shapes == null) {
+      throw new IllegalStateException("no prediction was submitted on this thread yet");
+    }
+    return shapes[output].clone();
+  }
+
+  /** Releases the model's native memory. Predictions in flight still complete. Idempotent. */
+  @Override
+  public void close() {
+    op.close();
+  }
+
+  public boolean isClosed() {
+    return op.isClosed();
+  }
+
+  @Override
+  public String toString() {
+    return "Predictor(inputs " + inputNames + ", outputs " + outputNames + (isClosed() ? ", closed)" : ")");
+  }
+
+  // -- internals ----------------------------------------------------------------------------------
+
+  /** Copies the inputs into new native arrays and invokes; the runtime keeps what it reads. */
+  private long[] submit(float[]... inputs) {
+    checkCount(inputs.length);
+    final long[] arrays = new long[inputs.length];
+    try {
+      for (int i = 0; i < inputs.length; ++i) {
+        final long[] out = new long[1];
+        QuiverCapi.QvNDArrayCreate(shapeOf(i, inputs[i]), QuiverCapi.QV_CPU, 0, DType.FLOAT32.code(), out);
+        arrays[i] = out[0];
+        QuiverCapi.QvjWriteFloats(arrays[i], inputs[i]);
+      }
+      return invoke(arrays);
+    } finally {
+      free(arrays);
+    }
+  }
+
+  private long[] invoke(NDArray... inputs) {
+    checkCount(inputs.length);
+    final long[] handles = new long[inputs.length];
+    int acquired = 0;
+    try {
+      for (; acquired < inputs.length; ++acquired) {
+        handles[acquired] = inputs[acquired].acquire();
+      }
+      return invoke(handles);
+    } finally {
+      for (int i = 0; i < acquired; ++i) {
+        inputs[i].release();
+      }
+    }
+  }
+
+  private long[] invoke(long[] inputs) {
+    final long[][] outputs = new long[1][];
+    final long h = op.acquire();
+    try {
+      QuiverCapi.QvInvokeAsync(h, inputs, outputs);
+    } finally {
+      op.release();
+    }
+    try {
+      final long[][] shapes = new long[outputs[0].length][];
+      final long[][] dims = new long[1][];
+      for (int i = 0; i < shapes.length; ++i) {
+        QuiverCapi.QvNDArrayGetShape(outputs[0][i], dims);
+        shapes[i] = dims[0];
+      }
+      lastShapes.set(shapes);
+    } catch (RuntimeException e) {
+      free(outputs[0]);
+      throw e;
+    }
+    return outputs[0];
+  }
+
+  /** Waits until the outputs are readable; on a failure frees them and throws it. */
+  private static long[] waitFor(long[] outputs) {
+    try {
+      for (long output : outputs) {
+        QuiverCapi.QvNDArrayWaitToRead(output);
+      }
+      return outputs;
+    } catch (RuntimeException e) {
+      free(outputs);
+      throw e;
+    }
+  }
+
+  private void checkCount(int count) {
+    if (count != inputNames.size()) {
+      throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the model takes " + inputNames.size()
+          + " input(s) " + inputNames + ", got " + count);
+    }
+  }
+
+  /** The shape of input i for a float[] of this length: the DataDesc's, with the batch size from the length. */
+  private long[] shapeOf(int i, float[] values) {
+    final String name = inputNames.get(i);
+    final DataDesc desc = descs[i];
+    if (values == null) {
+      throw new QuiverException(QuiverException.INVALID_ARGUMENT, "input '" + name + "' is null");
+    }
+    if (desc == null || desc.shape().length == 0) {
+      throw new QuiverException(QuiverException.INVALID_ARGUMENT, "input '" + name + "' has no DataDesc with a "
+          + "shape: a float[] needs one (or pass an NDArray)");
+    }
+    if (desc.dtype() != DType.FLOAT32) {
+      throw new QuiverException(QuiverException.SHAPE, "input '" + name + "' takes " + desc.dtype()
+          + " elements: pass an NDArray instead of a float[]");
+    }
+    final long[] shape = desc.shape();
+    final int batchAxis = desc.axis('N');
+    if (values.length == Shape.of(shape).size() || batchAxis < 0) {
+      return shape;
+    }
+    shape[batchAxis] = 1;
+    final long sample = Shape.of(shape).size();
+    if (sample == 0 || values.length % sample != 0) {
+      throw new QuiverException(QuiverException.SHAPE, "input '" + name + "': " + values.length
+          + " floats are not a whole number of samples of shape " + Shape.of(shape));
+    }
+    shape[batchAxis] = values.length / sample;
+    return shape;
+  }
+
+  private static float[][] readAndFree(long[] outputs) {
+    try {
+      final float[][] results = new float[outputs.length][];
+      final long[][] dims = new long[1][];
+      for (int i = 0; i < outputs.length; ++i) {
+        QuiverCapi.QvNDArrayGetShape(outputs[i], dims);
+        results[i] = new float[Math.toIntExact(Shape.of(dims[0]).size())];
+        QuiverCapi.QvjReadFloats(outputs[i], results[i]);
+      }
+      return results;
+    } finally {
+      free(outputs);
+    }
+  }
+
+  private static NDArray[] wrap(long[] outputs) {
+    final NDArray[] arrays = new NDArray[outputs.length];
+    int wrapped = 0;
+    try {
+      for (; wrapped < outputs.length; ++wrapped) {
+        arrays[wrapped] = new NDArray(outputs[wrapped], null);
+      }
+      return arrays;
+    } finally {
+      if (wrapped < outputs.length) { // a failure: the arrays made close their handles, free the rest
+        closeAll(arrays);
+        free(Arrays.copyOfRange(outputs, wrapped, outputs.length));
+      }
+    }
+  }
+
+  private static void closeAll(NDArray[] arrays) {
+    for (NDArray array : arrays) {
+      if (array != null) {
+        array.close();
+      }
+    }
+  }
+
+  private static void free(long[] arrays) {
+    for (long array : arrays) {
+      if (array != 0) {
+        QuiverCapi.QvNDArrayFree(array);
+      }
+    }
+  }
+}

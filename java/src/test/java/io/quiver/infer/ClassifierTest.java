@@ -1,0 +1,162 @@
+package io.quiver.infer;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** Classifier, ImageClassifier and ObjectDetector on real and hand-made models. */
+class ClassifierTest {
+  @Test
+  void topKFollowsMxnetsOutputs() {
+    Fixtures.require();
+    final long[] shape = {360, 1, 8, 8};
+    final float[] x = Arrays.copyOf(Fixtures.floats("digits_cnn-in-360x1x8x8.f32"), 40 * 64);
+    final float[] mxnet = Fixtures.floats("digits_cnn-out-360x1x8x8.f32");
+    final List<String> labels = Classifier.readSynset(Fixtures.DIR.resolve("digits_cnn_synset.txt"));
+    try (Classifier clf = new Classifier(new Predictor(Fixtures.Case.prefix("digits_cnn"), 0,
+        List.of(Fixtures.data(1, shape[1], shape[2], shape[3]))), labels)) {
+      final List<List<Classification>> results = clf.classify(x, 3);
+      assertEquals(40, results.size());
+      for (int r = 0; r < 40; ++r) {
+        final float[] row = Arrays.copyOfRange(mxnet, r * 10, r * 10 + 10);
+        final List<String> best = IntStream.range(0, 10).boxed().sorted(Comparator.comparingDouble(i -> -row[i]))
+            .limit(3).map(labels::get).collect(Collectors.toList());
+        assertEquals(best, results.get(r).stream().map(Classification::label).collect(Collectors.toList()));
+        assertEquals(softmaxMax(row), results.get(r).get(0).probability(), 1e-4);
+      }
+      final List<Classification> all = clf.classify(Arrays.copyOf(x, 64), 1000).get(0);
+      assertEquals(10, all.size());
+      assertEquals(1.0, all.stream().mapToDouble(Classification::probability).sum(), 1e-5);
+    }
+  }
+
+  @Test
+  void wrongSynsetsAreRefused() {
+    final Fixtures.Case c = Fixtures.tiny();
+    try (Classifier clf = new Classifier(new Predictor(c.prefix(), 0, List.of(Fixtures.data(c.inputShape()))),
+        List.of("a", "b"))) {
+      final QuiverException e = assertThrows(QuiverException.class, () -> clf.classify(c.input(), 1));
+      assertEquals(QuiverException.SHAPE, e.code());
+      assertTrue(e.getMessage().contains("2 labels"), e.getMessage());
+    }
+    final QuiverException missing = assertThrows(QuiverException.class,
+        () -> new Classifier(c.prefix(), 0, List.of(Fixtures.data(c.inputShape()))));
+    assertEquals(QuiverException.NOT_FOUND, missing.code());
+    assertTrue(missing.getMessage().contains("synset.txt"), missing.getMessage());
+  }
+
+  @Test
+  void imagePreprocessingOfAFlatColourIsExact() {
+    final ImageTransform t = ImageTransform.classification(224, 224);
+    assertEquals(256, t.resizeShort());
+    final BufferedImage image = new BufferedImage(400, 300, BufferedImage.TYPE_INT_RGB);
+    for (int y = 0; y < 300; ++y) {
+      for (int x = 0; x < 400; ++x) {
+        image.setRGB(x, y, (200 << 16) | (100 << 8) | 50);
+      }
+    }
+    final float[] batch = t.apply(List.of(image), "NCHW");
+    assertEquals(3 * 224 * 224, batch.length);
+    final float[] want = {(200 - 123.675f) / 58.395f, (100 - 116.28f) / 57.12f, (50 - 103.53f) / 57.375f};
+    for (int ch = 0; ch < 3; ++ch) {
+      for (int i = 0; i < 224 * 224; ++i) {
+        assertEquals(want[ch], batch[ch * 224 * 224 + i], 1e-6f);
+      }
+    }
+    final float[] nhwc = t.apply(List.of(image), "NHWC");
+    assertArrayEquals(want, Arrays.copyOfRange(nhwc, 3 * 1000, 3 * 1000 + 3), 1e-6f);
+  }
+
+  @Test
+  void imageClassifierRanksThePredictorsProbabilities() {
+    Fixtures.require();
+    final List<String> labels = IntStream.range(0, 1000).mapToObj(i -> "class" + i).collect(Collectors.toList());
+    final Random random = new Random(5);
+    final List<BufferedImage> images = new ArrayList<>();
+    for (int n = 0; n < 2; ++n) {
+      final BufferedImage image = new BufferedImage(320, 240, BufferedImage.TYPE_INT_RGB);
+      for (int y = 0; y < 240; ++y) {
+        for (int x = 0; x < 320; ++x) {
+          image.setRGB(x, y, random.nextInt(1 << 24));
+        }
+      }
+      images.add(image);
+    }
+    try (ImageClassifier clf = new ImageClassifier(new Predictor(Fixtures.Case.prefix("resnet18_v1"), 0,
+        List.of(Fixtures.data(1, 3, 224, 224))), labels, ImageTransform.classification(224, 224))) {
+      final List<List<Classification>> both = clf.classify(images, 5);
+      final List<Classification> alone = clf.classify(images.get(1), 5); // batch 1 vs 2: float rounding only
+      for (int i = 0; i < 5; ++i) {
+        assertEquals(alone.get(i).label(), both.get(1).get(i).label());
+        assertEquals(alone.get(i).probability(), both.get(1).get(i).probability(), 1e-6);
+      }
+      final float[] scores = clf.predictor().predict(clf.transform().apply(images.subList(0, 1), "NCHW"))[0];
+      final List<String> best = IntStream.range(0, 1000).boxed().sorted(Comparator.comparingDouble(i -> -scores[i]))
+          .limit(5).map(labels::get).collect(Collectors.toList());
+      assertEquals(best, both.get(0).stream().map(Classification::label).collect(Collectors.toList()));
+      assertEquals(softmaxMax(scores), both.get(0).get(0).probability(), 1e-5);
+    }
+  }
+
+  @Test
+  void objectDetectorMapsBoxesToImagePixels() {
+    final float[] rows = {
+        1, 0.9f, 0.1f, 0.2f, 0.5f, 0.6f,    // kept
+        0, 0.3f, 0.0f, 0.0f, 1.0f, 1.0f,    // below the threshold
+        -1, 0.99f, 0.0f, 0.0f, 0.5f, 0.5f,  // padding row
+        2, 0.7f, 0.5f, 0.5f, 1.2f, 0.9f};   // clipped to the image
+    try (ObjectDetector det = new ObjectDetector(constantDetector(rows), List.of("cat", "dog", "bird"),
+        ImageTransform.detection(64, 64))) {
+      final List<Detection> found = det.detect(new BufferedImage(400, 200, BufferedImage.TYPE_INT_RGB), 0.5f);
+      assertEquals(List.of(new Detection("dog", 0.9f, 40, 40, 200, 120), new Detection("bird", 0.7f, 200, 100, 400, 180)),
+          found.stream().map(ClassifierTest::rounded).collect(Collectors.toList()));
+    }
+  }
+
+  /** A model that ignores its image and outputs `rows` (K x 6): a zero-weight FullyConnected whose bias holds them. */
+  private static Predictor constantDetector(float[] rows) {
+    final int k = rows.length / 6;
+    final String json = MxnetFiles.symbolJson(List.of(new MxnetFiles.Node("null", "data", Map.of()),
+        new MxnetFiles.Node("Pooling", "pool", Map.of("global_pool", "True", "kernel", "(1, 1)", "pool_type", "avg"), 0),
+        new MxnetFiles.Node("null", "fc_weight", Map.of()), new MxnetFiles.Node("null", "fc_bias", Map.of()),
+        new MxnetFiles.Node("FullyConnected", "fc", Map.of("num_hidden", Integer.toString(6 * k)), 1, 2, 3),
+        new MxnetFiles.Node("Reshape", "det", Map.of("shape", "(0, -1, 6)"), 4)), 5);
+    final LinkedHashMap<String, MxnetFiles.Param> params = new LinkedHashMap<>();
+    params.put("arg:fc_weight", new MxnetFiles.Param(new long[] {6 * k, 3}, new float[18 * k]));
+    params.put("arg:fc_bias", new MxnetFiles.Param(new long[] {6 * k}, rows));
+    return Predictor.fromStreams(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
+        new ByteArrayInputStream(MxnetFiles.paramsBytes(params)), List.of(Fixtures.data(1, 3, 64, 64)));
+  }
+
+  private static Detection rounded(Detection d) {
+    return new Detection(d.label(), d.score(), Math.round(d.xmin()), Math.round(d.ymin()), Math.round(d.xmax()),
+        Math.round(d.ymax()));
+  }
+
+  private static float softmaxMax(float[] row) {
+    double max = Double.NEGATIVE_INFINITY;
+    for (float v : row) {
+      max = Math.max(max, v);
+    }
+    double sum = 0;
+    for (float v : row) {
+      sum += Math.exp(v - max);
+    }
+    return (float) (1 / sum);
+  }
+}

@@ -1,0 +1,85 @@
+package io.quiver.infer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Writes MXNet model files (symbol JSON and the .params NDArray-list format) for hand-made test models. */
+final class MxnetFiles {
+  private static final long LIST_MAGIC = 0x112;
+  private static final int ARRAY_MAGIC_V2 = 0xF993FAC9;
+
+  private MxnetFiles() {}
+
+  /** A graph node: op ("null" for a variable), name, attributes, input node ids. */
+  record Node(String op, String name, Map<String, String> attrs, int... inputs) {}
+
+  /** A float32 parameter of a shape. */
+  record Param(long[] shape, float[] values) {}
+
+  static String symbolJson(List<Node> nodes, int... heads) {
+    final List<String> json = new ArrayList<>();
+    final List<String> args = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); ++i) {
+      final Node n = nodes.get(i);
+      final List<String> attrs = new ArrayList<>();
+      n.attrs().forEach((k, v) -> attrs.add("\"" + k + "\": \"" + v + "\""));
+      final List<String> inputs = new ArrayList<>();
+      for (int input : n.inputs()) {
+        inputs.add("[" + input + ", 0, 0]");
+      }
+      json.add("{\"op\": \"" + n.op() + "\", \"name\": \"" + n.name() + "\", \"attrs\": {" + String.join(", ", attrs)
+          + "}, \"inputs\": [" + String.join(", ", inputs) + "]}");
+      if (n.op().equals("null")) {
+        args.add(Integer.toString(i));
+      }
+    }
+    final List<String> headList = new ArrayList<>();
+    for (int h : heads) {
+      headList.add("[" + h + ", 0, 0]");
+    }
+    return "{\"nodes\": [" + String.join(", ", json) + "], \"arg_nodes\": [" + String.join(", ", args)
+        + "], \"heads\": [" + String.join(", ", headList) + "], \"attrs\": {\"mxnet_version\": [\"int\", 10901]}}";
+  }
+
+  /** An MXNet .params file of dense float32 CPU arrays, names as given ("arg:fc_weight"). */
+  static byte[] paramsBytes(LinkedHashMap<String, Param> params) {
+    int size = 24 + 8;
+    for (Map.Entry<String, Param> e : params.entrySet()) {
+      size += 8 + 4 + 8 * e.getValue().shape().length + 12 + 4 * e.getValue().values().length;
+      size += 8 + e.getKey().getBytes(StandardCharsets.UTF_8).length;
+    }
+    final ByteBuffer out = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+    out.putLong(LIST_MAGIC).putLong(0).putLong(params.size());
+    for (Param p : params.values()) {
+      out.putInt(ARRAY_MAGIC_V2).putInt(0); // magic, dense storage
+      out.putInt(p.shape().length);
+      for (long d : p.shape()) {
+        out.putLong(d);
+      }
+      out.putInt(1).putInt(0).putInt(0); // cpu(0), float32
+      for (float v : p.values()) {
+        out.putFloat(v);
+      }
+    }
+    out.putLong(params.size());
+    for (String name : params.keySet()) {
+      final byte[] encoded = name.getBytes(StandardCharsets.UTF_8);
+      out.putLong(encoded.length).put(encoded);
+    }
+    return out.array();
+  }
+
+  /** A model whose two outputs are relu(data) and sigmoid(data): no parameters. */
+  static Predictor reluAndSigmoid(long... shape) {
+    final String json = symbolJson(List.of(new Node("null", "data", Map.of()),
+        new Node("Activation", "relu", Map.of("act_type", "relu"), 0),
+        new Node("Activation", "sig", Map.of("act_type", "sigmoid"), 0)), 1, 2);
+    return Predictor.fromStreams(new java.io.ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
+        new java.io.ByteArrayInputStream(paramsBytes(new LinkedHashMap<>())), List.of(new DataDesc("data", shape)));
+  }
+}

@@ -1,0 +1,51 @@
+package io.quiver.infer.scala
+
+import io.quiver.infer.{DataDesc, Predictor => JPredictor}
+
+import _root_.scala.concurrent.Future
+import _root_.scala.jdk.CollectionConverters._
+import _root_.scala.jdk.FutureConverters._
+
+/** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
+  *
+  * One instance is safe to share across threads and Spark task threads; any batch size runs. Inputs are
+  * one flat row-major array per model input, in `inputNames` order, shaped by their [[DataDesc]] (the batch
+  * size comes from the array's length). `options` are the runtime's cached-op flags, passed as they are
+  * (`device`, `static_shape`, `max_inflight`, ...). Failures throw [[io.quiver.infer.QuiverException]].
+  *
+  * A resource: close it, or use it with `scala.util.Using`. Predictions in flight when it closes complete.
+  */
+class Predictor private (private[scala] val underlying: JPredictor) extends AutoCloseable {
+
+  def this(modelPrefix: String, inputs: IndexedSeq[DataDesc], epoch: Int = 0, options: Map[String, String] = Map.empty) =
+    this(new JPredictor(modelPrefix, epoch, inputs.asJava, options.asJava))
+
+  def inputNames: IndexedSeq[String] = underlying.inputNames.asScala.toIndexedSeq
+  def outputNames: IndexedSeq[String] = underlying.outputNames.asScala.toIndexedSeq
+
+  /** Runs the model and waits: one flat array per output. */
+  def predict(input: IndexedSeq[Array[Float]]): IndexedSeq[Array[Float]] =
+    underlying.predict(input: _*).toIndexedSeq
+
+  /** Submits a prediction and returns at once. The future is completed by the runtime's OnReady callback
+    * (no thread waits for it), so no `ExecutionContext` is needed here; callbacks you attach run on the
+    * `ExecutionContext` you give them.
+    */
+  def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
+    underlying.predictAsync(input: _*).thenApply[IndexedSeq[Array[Float]]](outputs => outputs.toIndexedSeq).asScala
+
+  /** The shape of an output of the most recent prediction made by this thread. */
+  def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
+
+  def close(): Unit = underlying.close()
+}
+
+object Predictor {
+
+  /** A model from streams (read to their end, not closed): HDFS or S3 through Hadoop's FileSystem, a jar
+    * resource, a zip entry.
+    */
+  def fromStreams(symbolJson: java.io.InputStream, params: java.io.InputStream, inputs: IndexedSeq[DataDesc],
+                  options: Map[String, String] = Map.empty): Predictor =
+    new Predictor(JPredictor.fromStreams(symbolJson, params, inputs.asJava, options.asJava))
+}

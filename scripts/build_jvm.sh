@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds the JVM artifacts and installs them into the local Maven repository (~/.m2):
+#   1. CMake, in the build dir of scripts/build.sh with QUIVER_BUILD_JAVA=ON: libquiver_jni.so and the
+#      SWIG Java sources, staged with libquiver.so.1 under <build>/jvm;
+#   2. Maven, from pom.xml at the root: io.quiver:quiver-java, io.quiver:quiver-scala_2.13 (and its
+#      shaded quiver-scala_2.13-<version>-all.jar) and examples/spark.
+#
+#   scripts/build_jvm.sh [maven arguments]     (default: -DskipTests; scripts/test_jvm.sh runs the tests)
+#
+# Prints the staging directory (<build>/jvm) on stdout; logs go to stderr.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install_deps.sh openjdk-17-jdk-headless maven >&2  # JDK 17 (JNI headers) and Maven
+JAVA_HOME="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}"
+export JAVA_HOME
+python="$(bash scripts/setup_python_venv.sh)"   # SWIG comes from PyPI, in the project's Python venv
+build_dir="$(bash scripts/build.sh -DQUIVER_BUILD_JAVA=ON -DSWIG_EXECUTABLE="$(dirname "$python")/swig")"
+jvm_dir="$(cd "$build_dir" && pwd)/jvm"
+
+maven_args=("$@")
+[ ${#maven_args[@]} -gt 0 ] || maven_args=(-DskipTests)
+mvn -B -q -ntp -f pom.xml -Dquiver.jvm.dir="$jvm_dir" "${maven_args[@]}" install >&2
+echo "$jvm_dir"

@@ -1,0 +1,72 @@
+#include "batching/batch_runner.h"
+
+#include <catch2/catch.hpp>
+
+#include "graph/bound_graph.h"
+#include "graph/symbol_json.h"
+#include "support/times_two_model.h"
+
+using namespace qv;
+
+namespace {
+
+// Requests of `rows` x 4 whose ends are recorded, with outputs of the same shape.
+RequestPtr MakeRequest(int64_t rows, float value, std::vector<Failure>* ends) {
+  auto r = std::make_shared<Request>();
+  r->rows = rows;
+  NDArrayPtr in = NDArray::Create({rows, 4}, DType::kFloat32);
+  for (int64_t i = 0; i < rows * 4; ++i) in->data_as<float>()[i] = value + static_cast<float>(i);
+  r->inputs = {in};
+  r->outputs = {NDArray::Create({rows, 4}, DType::kFloat32)};
+  r->group = {{4}};
+  r->control = std::make_shared<InvocationControl>();
+  r->control->SetFinisher([ends](const Failure& f) { ends->push_back(f); });
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a batch gives each request its own rows and skips those that ended", "[batching]") {
+  const BoundGraph graph = BindParameters(ParseSymbolJson(quiver_test::kTimesTwoJson), {});
+  cpu::ConstantCache constants;
+  std::vector<TensorType> compiled;
+  const PlanSource plans = [&](const std::vector<TensorType>& types) {
+    compiled = types;
+    return std::shared_ptr<const Plan>(Plan::Compile(graph, types, constants));
+  };
+  BatchingOptions options;
+  options.max_batch_size = 8;
+  std::vector<Failure> ends_a, ends_b, ends_c;
+  auto a = MakeRequest(1, 10, &ends_a), b = MakeRequest(2, 100, &ends_b), c = MakeRequest(1, 1000, &ends_c);
+  REQUIRE(c->control->Cancel());
+  RunBatch({a, b, c}, options, plans);
+  REQUIRE(compiled.size() == 1);
+  REQUIRE(compiled[0].shape == Shape{4, 4});  // 3 live rows padded to 4
+  REQUIRE(ends_a.size() == 1);
+  REQUIRE(ends_a[0].ok());
+  REQUIRE(ends_b.size() == 1);
+  REQUIRE(ends_b[0].ok());
+  REQUIRE(ends_c.size() == 1);
+  REQUIRE(ends_c[0].status == QV_ERR_CANCELLED);
+  for (int64_t i = 0; i < 4; ++i) REQUIRE(a->outputs[0]->data_as<float>()[i] == 2 * (10 + i));
+  for (int64_t i = 0; i < 8; ++i) REQUIRE(b->outputs[0]->data_as<float>()[i] == 2 * (100 + i));
+  for (int64_t i = 0; i < 4; ++i) REQUIRE(c->outputs[0]->data_as<float>()[i] == 0);  // never written
+}
+
+TEST_CASE("a failing batch fails exactly its live requests with the batch's error", "[batching]") {
+  BatchingOptions options;
+  options.max_batch_size = 4;
+  std::vector<Failure> ends_a, ends_b, ends_c;
+  auto a = MakeRequest(1, 0, &ends_a), b = MakeRequest(1, 0, &ends_b), c = MakeRequest(1, 0, &ends_c);
+  REQUIRE(b->control->Cancel());
+  RunBatch({a, b}, options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
+    throw Error(QV_ERR_OUT_OF_MEMORY, "no room for the batch");
+  });
+  REQUIRE(ends_a.size() == 1);
+  REQUIRE(ends_a[0].status == QV_ERR_OUT_OF_MEMORY);
+  REQUIRE(ends_a[0].message == "no room for the batch");
+  REQUIRE(ends_b.size() == 1);
+  REQUIRE(ends_b[0].status == QV_ERR_CANCELLED);
+  REQUIRE(ends_c.empty());  // not in the batch
+  REQUIRE(c->control->Check().ok());
+}

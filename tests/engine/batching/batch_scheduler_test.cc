@@ -1,0 +1,88 @@
+// The request queue behind a cached op, driven through CachedOp: dependencies on inputs, failed
+// inputs, chained requests and ops that are not thread-safe.
+#include "batching/batch_scheduler.h"
+
+#include <catch2/catch.hpp>
+
+#include "cachedop/cached_op.h"
+#include "graph/symbol_json.h"
+#include "support/times_two_model.h"
+
+using namespace qv;
+
+namespace {
+
+std::shared_ptr<CachedOp> TimesTwo(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe = true) {
+  return CachedOp::Create(ParseSymbolJson(quiver_test::kTimesTwoJson), {}, CachedOpOptions::Parse(flags, thread_safe));
+}
+
+NDArrayPtr Filled(const Shape& shape, float value) {
+  NDArrayPtr a = NDArray::Create(shape, DType::kFloat32);
+  for (int64_t i = 0; i < a->size(); ++i) a->data_as<float>()[i] = value + static_cast<float>(i);
+  return a;
+}
+
+NDArrayPtr InvokeOne(CachedOp& op, const NDArrayPtr& input) {
+  std::vector<NDArrayPtr> outs;
+  op.Invoke({input}, &outs);
+  return outs.at(0);
+}
+
+}  // namespace
+
+TEST_CASE("a request whose input failed fails alone; the others of its batch are unaffected", "[batching]") {
+  auto op = TimesTwo({{"max_batch_size", "3"}, {"batch_timeout_us", "50000"}});
+  NDArrayPtr good1 = Filled({1, 4}, 1), good2 = Filled({1, 4}, 10), bad = Filled({1, 4}, 0);
+  Engine::Get().Push([] { throw Error(QV_ERR_PARSE, "the input's producer failed"); }, {}, {bad->var()});
+  NDArrayPtr out1 = InvokeOne(*op, good1), out_bad = InvokeOne(*op, bad), out2 = InvokeOne(*op, good2);
+  const Failure f = Engine::Get().WaitToRead(out_bad->var());
+  REQUIRE(f.status == QV_ERR_PARSE);
+  REQUIRE(f.message == "the input's producer failed");
+  REQUIRE(Engine::Get().WaitToRead(out1->var()).ok());
+  REQUIRE(Engine::Get().WaitToRead(out2->var()).ok());
+  for (int i = 0; i < 4; ++i) {
+    REQUIRE(out1->data_as<float>()[i] == 2 * (1 + i));
+    REQUIRE(out2->data_as<float>()[i] == 2 * (10 + i));
+  }
+}
+
+TEST_CASE("a request reading another's output waits for it", "[batching]") {
+  auto op = TimesTwo({{"max_batch_size", "4"}, {"batch_timeout_us", "1000"}});
+  NDArrayPtr x = Filled({2, 3}, 1);
+  NDArrayPtr y = InvokeOne(*op, x);
+  NDArrayPtr z = InvokeOne(*op, y);
+  REQUIRE(Engine::Get().WaitToRead(z->var()).ok());
+  for (int i = 0; i < 6; ++i) REQUIRE(z->data_as<float>()[i] == 4 * (1 + i));
+}
+
+TEST_CASE("an op that is not thread-safe runs its batches one at a time, correctly", "[batching]") {
+  auto op = TimesTwo({{"max_batch_size", "2"}, {"batch_timeout_us", "0"}, {"instances", "4"}}, false);
+  std::vector<NDArrayPtr> ins, outs;
+  for (int k = 0; k < 40; ++k) {
+    ins.push_back(Filled({1, 5}, static_cast<float>(k * 10)));
+    outs.push_back(InvokeOne(*op, ins.back()));
+  }
+  for (int k = 0; k < 40; ++k) {
+    REQUIRE(Engine::Get().WaitToRead(outs[k]->var()).ok());
+    for (int i = 0; i < 5; ++i) REQUIRE(outs[k]->data_as<float>()[i] == 2 * (k * 10 + i));
+  }
+}
+
+TEST_CASE("static_shape forbids merging, and unbatchable models are refused at submission", "[batching]") {
+  try {
+    TimesTwo({{"max_batch_size", "4"}, {"static_shape", "true"}});
+    FAIL("accepted");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_INVALID_ARGUMENT);
+    REQUIRE(std::string(e.what()).find("static_shape") != std::string::npos);
+  }
+  auto op = TimesTwo({{"max_batch_size", "4"}});
+  std::vector<NDArrayPtr> outs;
+  try {
+    op->Invoke({NDArray::Create({}, DType::kFloat32)}, &outs);  // a scalar has no batch axis
+    FAIL("accepted");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_SHAPE);
+    REQUIRE(std::string(e.what()).find("axis 0") != std::string::npos);
+  }
+}

@@ -1,0 +1,83 @@
+#include "scheduler/invocation_control.h"
+
+#include <catch2/catch.hpp>
+#include <thread>
+#include <vector>
+
+using namespace qv;
+using namespace std::chrono_literals;
+
+TEST_CASE("a pending invocation can be cancelled once; the finisher hears of it once", "[scheduler][control]") {
+  InvocationControl c;
+  std::vector<QvStatus> heard;
+  REQUIRE(c.SetFinisher([&](const Failure& f) { heard.push_back(f.status); }));
+  REQUIRE(c.Check().ok());
+  REQUIRE(c.Cancel());
+  REQUIRE_FALSE(c.Cancel());
+  REQUIRE(c.Check().status == QV_ERR_CANCELLED);
+  REQUIRE_FALSE(c.Claim());
+  c.Finish({});  // too late: it ended
+  REQUIRE(heard == std::vector<QvStatus>{QV_ERR_CANCELLED});
+  REQUIRE_FALSE(c.SetFinisher([](const Failure&) {}));
+}
+
+TEST_CASE("a claimed invocation can no longer be cancelled and delivers its result", "[scheduler][control]") {
+  InvocationControl c;
+  std::vector<QvStatus> heard;
+  REQUIRE(c.SetFinisher([&](const Failure& f) { heard.push_back(f.status); }));
+  REQUIRE(c.Claim());
+  REQUIRE_FALSE(c.Cancel());
+  REQUIRE(c.Check().ok());
+  c.Finish({});
+  REQUIRE(heard == std::vector<QvStatus>{QV_OK});
+}
+
+TEST_CASE("a passed deadline ends the invocation with QV_ERR_DEADLINE_EXCEEDED", "[scheduler][control]") {
+  InvocationControl c(2000);  // 2 ms
+  std::vector<Failure> heard;
+  REQUIRE(c.SetFinisher([&](const Failure& f) { heard.push_back(f); }));
+  REQUIRE(c.has_deadline());
+  REQUIRE(c.Alive(InvocationControl::Clock::now()));
+  std::this_thread::sleep_for(5ms);
+  REQUIRE_FALSE(c.Alive(InvocationControl::Clock::now()));
+  REQUIRE(heard.empty());  // Alive changes nothing
+  REQUIRE_FALSE(c.Claim());
+  REQUIRE(heard.size() == 1);
+  REQUIRE(heard[0].status == QV_ERR_DEADLINE_EXCEEDED);
+  REQUIRE(heard[0].message.find("2000 us") != std::string::npos);
+  REQUIRE_FALSE(c.Cancel());
+}
+
+TEST_CASE("finishing a pending invocation past its deadline reports the deadline, not the result", "[scheduler][control]") {
+  InvocationControl c(1000);
+  Failure heard;
+  REQUIRE(c.SetFinisher([&](const Failure& f) { heard = f; }));
+  std::this_thread::sleep_for(3ms);
+  c.Finish({QV_ERR_INTERNAL, "the batch failed"});
+  REQUIRE(heard.status == QV_ERR_DEADLINE_EXCEEDED);
+}
+
+TEST_CASE("ThrowIfEnded throws the ending as an Error; no deadline never expires", "[scheduler][control]") {
+  InvocationControl c;
+  REQUIRE_FALSE(c.has_deadline());
+  REQUIRE_NOTHROW(c.ThrowIfEnded());
+  c.Cancel();
+  try {
+    c.ThrowIfEnded();
+    FAIL("no throw");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == QV_ERR_CANCELLED);
+  }
+}
+
+TEST_CASE("Cancel and Claim racing from two threads: exactly one wins", "[scheduler][control]") {
+  for (int i = 0; i < 200; ++i) {
+    InvocationControl c;
+    bool cancelled = false, claimed = false;
+    std::thread a([&] { cancelled = c.Cancel(); });
+    std::thread b([&] { claimed = c.Claim(); });
+    a.join();
+    b.join();
+    REQUIRE(cancelled != claimed);
+  }
+}
