@@ -9,6 +9,7 @@ packages=(
   libdnnl-dev ocl-icd-opencl-dev opencl-c-headers   # oneDNN 2.6 (its CMake config wants OpenCL)
   nlohmann-json3-dev catch2                         # JSON parsing, unit tests
   clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
+  libomp-14-dev                                     # omp.h that clang reads (the fuzz build links libgomp)
   "$@"
 )
 

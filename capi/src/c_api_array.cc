@@ -6,22 +6,9 @@ using namespace qv;
 
 namespace qv::capi {
 
-QvNDArrayHandle NewHandle(NDArrayPtr array) {
-  auto* h = new QvNDArray_();
-  h->array = std::move(array);
-  return h;
-}
+QvNDArrayHandle NewHandle(NDArrayPtr array) { return Arrays().Add(std::move(array)); }
 
-void RetainHandle(QvNDArrayHandle h) { h->refs.fetch_add(1); }
-
-void ReleaseHandle(QvNDArrayHandle h) {
-  if (h->refs.fetch_sub(1) == 1) delete h;
-}
-
-const NDArrayPtr& ArrayOf(QvNDArrayHandle h, const char* what) {
-  Require(h, what);
-  return h->array;
-}
+NDArrayPtr ArrayOf(QvNDArrayHandle h, const char* what) { return Arrays().Get(h, what); }
 
 }  // namespace qv::capi
 
@@ -200,20 +187,17 @@ int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle, int, v
   return capi::Guard([&] {
     const NDArrayPtr& arr = capi::ArrayOf(a, "array");
     capi::Require(reinterpret_cast<const void*>(callback), "callback");
-    capi::RetainHandle(a);
+    capi::Arrays().Retain(a, "array");  // `a` stays valid for the callback even if freed before it runs
     Engine::Get().OnReady(arr->var(), [a, callback, user](const Failure& f) {
       if (!f.ok()) capi::SetLastError(f.message);
       callback(a, f.status, user);
-      capi::ReleaseHandle(a);
+      capi::Arrays().Release(a);
     });
   });
 }
 
 int QvNDArrayFree(QvNDArrayHandle a) {
-  return capi::Guard([&] {
-    capi::Require(a, "array");
-    capi::ReleaseHandle(a);
-  });
+  return capi::Guard([&] { capi::Arrays().Free(a, "array"); });
 }
 
 }  // extern "C"

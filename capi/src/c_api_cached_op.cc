@@ -34,7 +34,7 @@ InvokeOptions ReadInvokeOptions(const QvInvokeOptions* given) {
 // QvInvokeAsync and QvInvokeAsyncEx: checks the arguments, invokes and hands out the outputs.
 void Invoke(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
             QvNDArrayHandle** outputs, const InvokeOptions& options) {
-  capi::Require(op, "cached op");
+  const std::shared_ptr<QvCachedOp_> cached_op = capi::CachedOps().Get(op, "cached op");
   capi::Require(num_outputs, "num_outputs");
   capi::Require(outputs, "outputs");
   if (num_inputs > 0) capi::Require(inputs, "inputs");
@@ -46,7 +46,7 @@ void Invoke(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, u
   const bool caller_outputs = *outputs != nullptr && *outputs != t_outputs.data();
   if (caller_outputs)
     for (uint32_t i = 0; i < *num_outputs; ++i) out.push_back(capi::ArrayOf((*outputs)[i], "an output array"));
-  op->op->Invoke(in, &out, options);
+  cached_op->op->Invoke(in, &out, options);
   if (caller_outputs) return;
   std::vector<QvNDArrayHandle> handles;
   for (auto& a : out) handles.push_back(capi::NewHandle(std::move(a)));
@@ -62,7 +62,7 @@ extern "C" {
 int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** param_names, QvNDArrayHandle* params,
                        int num_flags, const char** keys, const char** vals, QvCachedOpHandle* out, int thread_safe) {
   return capi::Guard([&] {
-    capi::Require(sym, "symbol");
+    const std::shared_ptr<QvSymbol_> symbol = capi::Symbols().Get(sym, "symbol");
     capi::Require(out, "out");
     Check(num_flags >= 0, QV_ERR_INVALID_ARGUMENT, "num_flags is negative (" + std::to_string(num_flags) + ")");
     if (num_params > 0) {
@@ -88,26 +88,24 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
       capi::Require(vals[i], "a flag value");
       flags.emplace_back(keys[i], vals[i]);
     }
-    auto op = CachedOp::Create(sym->graph, bound, CachedOpOptions::Parse(flags, thread_safe != 0));
-    auto* h = new QvCachedOp_();
+    auto op = CachedOp::Create(symbol->graph, bound, CachedOpOptions::Parse(flags, thread_safe != 0));
+    auto h = std::make_shared<QvCachedOp_>();
     h->op = std::move(op);
     h->inputs = capi::NameList(h->op->input_names());
     h->outputs = capi::NameList(h->op->output_names());
-    *out = h;
+    *out = capi::CachedOps().Add(std::move(h));
   });
 }
 
 int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
-    capi::Require(op, "cached op");
-    op->inputs.Publish(n, names);
+    capi::CachedOps().Get(op, "cached op")->inputs.Publish(n, names);
   });
 }
 
 int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
-    capi::Require(op, "cached op");
-    op->outputs.Publish(n, names);
+    capi::CachedOps().Get(op, "cached op")->outputs.Publish(n, names);
   });
 }
 
@@ -131,9 +129,9 @@ int QvCancel(QvNDArrayHandle output, int* cancelled) {
 
 int QvFreeCachedOp(QvCachedOpHandle op) {
   return capi::Guard([&] {
-    capi::Require(op, "cached op");
-    op->op->DrainQueue();
-    delete op;
+    const std::shared_ptr<QvCachedOp_> cached_op = capi::CachedOps().Get(op, "cached op");
+    capi::CachedOps().Free(op, "cached op");  // refuses a second free before anything is drained
+    cached_op->op->DrainQueue();
   });
 }
 

@@ -10,13 +10,13 @@ namespace {
 QvSymbolHandle MakeSymbol(Graph graph) {
   AddImplicitAuxiliaryStates(graph);
   CheckGraphOperators(graph);
-  auto* s = new QvSymbol_();
+  auto s = std::make_shared<QvSymbol_>();
   s->graph = std::move(graph);
   for (int id : ListVariables(s->graph)) s->input_names.push_back(s->graph.nodes[id].name);
   s->output_names = ListOutputNames(s->graph);
   s->inputs = capi::NameList(s->input_names);
   s->outputs = capi::NameList(s->output_names);
-  return s;
+  return capi::Symbols().Add(std::move(s));
 }
 
 }  // namespace
@@ -41,23 +41,18 @@ int QvSymbolCreateFromJSON(const char* json, QvSymbolHandle* out) {
 
 int QvSymbolListInputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
-    capi::Require(s, "symbol");
-    s->inputs.Publish(n, names);
+    capi::Symbols().Get(s, "symbol")->inputs.Publish(n, names);
   });
 }
 
 int QvSymbolListOutputs(QvSymbolHandle s, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
-    capi::Require(s, "symbol");
-    s->outputs.Publish(n, names);
+    capi::Symbols().Get(s, "symbol")->outputs.Publish(n, names);
   });
 }
 
 int QvSymbolFree(QvSymbolHandle s) {
-  return capi::Guard([&] {
-    capi::Require(s, "symbol");
-    delete s;
-  });
+  return capi::Guard([&] { capi::Symbols().Free(s, "symbol"); });
 }
 
 }  // extern "C"

@@ -2,12 +2,14 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "common/utf8.h"
 #include "handles.h"
 
 namespace qv::capi {
 thread_local std::string t_last_error;
 
-void SetLastError(const std::string& message) { t_last_error = message; }
+// Messages quote bytes from files and callers; bindings need them as well-formed UTF-8.
+void SetLastError(const std::string& message) { t_last_error = ToValidUtf8(message); }
 
 int StatusFromCurrentException() noexcept {
   try {
@@ -28,6 +30,26 @@ int StatusFromCurrentException() noexcept {
     SetLastError("internal error: unknown exception");
     return QV_ERR_INTERNAL;
   }
+}
+
+uintptr_t NextHandleToken() {
+  static std::atomic<uintptr_t> next{1};
+  return next.fetch_add(1) * 16;
+}
+
+HandleTable<QvSymbolHandle, QvSymbol_>& Symbols() {
+  static auto* table = new HandleTable<QvSymbolHandle, QvSymbol_>();  // never destroyed: used until exit
+  return *table;
+}
+
+HandleTable<QvNDArrayHandle, NDArray>& Arrays() {
+  static auto* table = new HandleTable<QvNDArrayHandle, NDArray>();
+  return *table;
+}
+
+HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps() {
+  static auto* table = new HandleTable<QvCachedOpHandle, QvCachedOp_>();
+  return *table;
 }
 
 void Require(const void* pointer, const char* what) {

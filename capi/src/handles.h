@@ -1,7 +1,7 @@
-// What the C API's opaque handles point to, and the guard that turns exceptions into status codes.
+// The objects behind the C API's opaque handles, the tables of live handles, and the guard that turns
+// exceptions into status codes.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 #include "cachedop/cached_op.h"
 #include "common/error.h"
 #include "graph/graph.h"
+#include "handle_table.h"
 #include "tensor/ndarray.h"
 
 namespace qv::capi {
@@ -36,17 +37,11 @@ class NameList {
 
 }  // namespace qv::capi
 
+// What a symbol or cached-op handle stands for (handle values are tokens: see handle_table.h).
 struct QvSymbol_ {
   qv::Graph graph;
   std::vector<std::string> input_names, output_names;
   qv::capi::NameList inputs, outputs;
-};
-
-// Reference-counted so that an OnReady callback can be handed the caller's own handle even if the
-// caller frees it before the callback runs.
-struct QvNDArray_ {
-  std::atomic<int> refs{1};
-  qv::NDArrayPtr array;
 };
 
 struct QvCachedOp_ {
@@ -56,19 +51,19 @@ struct QvCachedOp_ {
 
 namespace qv::capi {
 
+HandleTable<QvSymbolHandle, QvSymbol_>& Symbols();
+HandleTable<QvNDArrayHandle, NDArray>& Arrays();
+HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps();
+
 void SetLastError(const std::string& message);
 
-// Runs `body`, returning QV_OK, or the status of what it threw (recording the message).
-template <typename Body>
-int Guard(Body&& body) noexcept;
-
 QvNDArrayHandle NewHandle(NDArrayPtr array);
-void RetainHandle(QvNDArrayHandle h);
-void ReleaseHandle(QvNDArrayHandle h);
-const NDArrayPtr& ArrayOf(QvNDArrayHandle h, const char* what);
+// The array behind a live handle (QV_ERR_INVALID_ARGUMENT naming `what` otherwise).
+NDArrayPtr ArrayOf(QvNDArrayHandle h, const char* what);
 
 int StatusFromCurrentException() noexcept;
 
+// Runs `body`, returning QV_OK, or the status of what it threw (recording the message).
 template <typename Body>
 int Guard(Body&& body) noexcept {
   try {

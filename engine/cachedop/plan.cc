@@ -3,15 +3,38 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
+#include <mutex>
 
 #include "cachedop/memory_plan.h"
 #include "common/error.h"
+#include "common/fault_injection.h"
 #include "graph/graph_check.h"
 #include "scheduler/cpu_budget.h"
 
 namespace qv {
+namespace {
+
+// oneDNN is only handed tensors that could exist: it crashes (SIGFPE) on some absurd shapes, and a plan
+// holding a tensor larger than this process may allocate could never run anyway.
+void CheckAllocatable(const TensorType& t, const std::string& what) {
+  const std::string described = what + " " + ShapeToString(t.shape);
+  int64_t bytes = 0;
+  try {
+    bytes = ByteCount(t.shape, DTypeSize(t.dtype));
+  } catch (const Error& e) {
+    throw Error(e.status(), what + ": " + e.what());
+  }
+  Check(static_cast<uint64_t>(bytes) <= Storage::MaxBytes(), QV_ERR_OUT_OF_MEMORY,
+        described + " needs " + std::to_string(bytes) + " bytes, more than this process may use (" +
+            std::to_string(Storage::MaxBytes()) + ")");
+  for (int64_t d : t.shape)
+    Check(d <= INT32_MAX, QV_ERR_UNSUPPORTED, described + ": dimensions above 2^31-1 are not supported");
+}
+
+}  // namespace
 
 // Walks the graph in topological order, building kernels and inserting layout conversions, then
 // assigns every intermediate value a place in the workspace.
@@ -21,8 +44,10 @@ class Plan::Builder {
       : g_(g), inputs_(inputs), constants_(constants), plan_(plan) {}
 
   void Build() {
-    for (size_t i = 0; i < g_.data_inputs.size(); ++i)
+    for (size_t i = 0; i < g_.data_inputs.size(); ++i) {
+      CheckAllocatable(inputs_[i], "input '" + g_.input_names[i] + "'");
       entry_value_[{g_.data_inputs[i], 0}] = AddValue(inputs_[i], cpu::PlainDesc(inputs_[i].shape), {BufferRef::kInput, i});
+    }
     for (const auto& [id, array] : g_.constants) {
       const int v = AddValue({array->shape(), array->dtype()}, cpu::PlainDesc(array->shape()),
                              {BufferRef::kConstant, 0, array->data()});
@@ -89,6 +114,8 @@ class Plan::Builder {
       infos.push_back({v.type, v.desc, v.constant});
     }
     const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
+    for (size_t o = 0; o < out_types.size(); ++o)
+      CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o));
     const cpu::KernelFactory factory = cpu::FindCpuKernel(node.op);
     Check(factory != nullptr, QV_ERR_UNSUPPORTED, attrs.Where() + "has no kernel on cpu(0)");
     cpu::KernelBuild build;
@@ -196,6 +223,9 @@ std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const std::vector<T
   } restore;
   auto plan = std::unique_ptr<Plan>(new Plan());
   Builder(graph, inputs, constants, plan.get()).Build();
+  // The kernels just built brought oneDNN's global state into being.
+  static std::once_flag stop_workers_at_exit;
+  std::call_once(stop_workers_at_exit, Engine::StopWorkersAtExit);
   return plan;
 }
 
@@ -241,6 +271,7 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
       for (const auto& ref : step.outputs) args.outputs.push_back(resolve(ref));
       if (step.accumulate_input >= 0)
         std::memcpy(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
+      fault::Hit(fault::Site::kKernel);
       const CpuBudget::Lease lease = budget.Acquire();
       args.threads = lease.threads();
       try {

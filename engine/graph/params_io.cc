@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "common/utf8.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "params_io.cc copies little-endian array data as stored; a big-endian host would need byte swaps"
@@ -292,8 +293,14 @@ std::vector<std::string> ReadNames(ByteReader& r, size_t array_count) {
     if (length > r.remaining())
       r.FailAt(r.offset() - 8, "name length " + std::to_string(length) + " exceeds the " +
                                    std::to_string(r.remaining()) + " bytes left");
+    const size_t at = r.offset();
     const char* bytes = reinterpret_cast<const char*>(r.Take(static_cast<size_t>(length), "the name"));
-    names.emplace_back(bytes, static_cast<size_t>(length));
+    std::string name(bytes, static_cast<size_t>(length));
+    // MXNet writes names from Python strings; a NUL or malformed UTF-8 means a damaged file, and
+    // neither survives the trip to C strings and Java or Python strings.
+    if (name.find('\0') != std::string::npos) r.FailAt(at, "the name contains a NUL byte");
+    if (!IsValidUtf8(name)) r.FailAt(at, "the name is not valid UTF-8");
+    names.push_back(std::move(name));
   }
   r.set_context("");
   return names;
@@ -301,10 +308,7 @@ std::vector<std::string> ReadNames(ByteReader& r, size_t array_count) {
 
 std::string ArrayLabel(size_t index, const std::vector<std::string>& names, size_t offset) {
   std::string label = "array " + std::to_string(index);
-  if (!names.empty()) {
-    const std::string& name = names[index];
-    label += " ('" + (name.size() <= kMaxNameInMessage ? name : name.substr(0, kMaxNameInMessage) + "...") + "')";
-  }
+  if (!names.empty()) label += " ('" + ShortenUtf8(names[index], kMaxNameInMessage) + "')";
   return label + ", offset " + std::to_string(offset);
 }
 

@@ -17,8 +17,8 @@ struct NamedArrays {
 // Parses the bytes (array layouts V1, V2, V3 and the pre-0.9 one; arrays saved from a GPU load onto
 // the CPU). Throws Error(QV_ERR_PARSE) with the byte offset and what was expected for a wrong magic, a
 // truncated or corrupt file, a type flag MXNet never defined, a name count other than 0 or the array
-// count, bytes after the names, or absurd sizes (checked against the bytes left before anything is
-// allocated); Error(QV_ERR_UNSUPPORTED) for sparse storage or an MXNet dtype Quiver lacks (bool, int16,
+// count, a name with a NUL byte or malformed UTF-8, bytes after the names, or absurd sizes (checked
+// against the bytes left before anything is allocated); Error(QV_ERR_UNSUPPORTED) for sparse storage or an MXNet dtype Quiver lacks (bool, int16,
 // uint16, uint32, uint64, bfloat16), both naming the array, for an array without a shape, or for a zip
 // (.npz) file; Error(QV_ERR_INVALID_ARGUMENT) for null data with a non-zero size.
 NamedArrays LoadParams(const void* data, size_t size);

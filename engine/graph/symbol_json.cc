@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/utf8.h"
 
 namespace qv {
 namespace {
@@ -24,11 +25,7 @@ constexpr size_t kMaxNameInMessage = 80;
 
 [[noreturn]] void Fail(const std::string& message) { throw Error(QV_ERR_PARSE, message); }
 
-std::string Shorten(const std::string& text, size_t limit) {
-  return text.size() <= limit ? text : text.substr(0, limit) + "...";
-}
-
-std::string Quote(const std::string& text) { return "'" + Shorten(text, kMaxNameInMessage) + "'"; }
+std::string Quote(const std::string& text) { return "'" + ShortenUtf8(text, kMaxNameInMessage) + "'"; }
 
 // "node 3" before the name is known, "node 3 ('conv0')" after.
 std::string NodeLabel(size_t index, const std::string* name) {
@@ -41,10 +38,11 @@ json ParseText(const std::string& text) {
   try {
     return json::parse(text);
   } catch (const json::parse_error& e) {
-    // The parser quotes the token it stopped in, which can be as long as the file.
-    Fail("not valid JSON (parser stopped at byte " + std::to_string(e.byte) + "): " + Shorten(e.what(), 300));
+    // The parser quotes the token it stopped in, which can be as long as the file and need not be UTF-8.
+    Fail("not valid JSON (parser stopped at byte " + std::to_string(e.byte) +
+         "): " + ShortenUtf8(ToValidUtf8(e.what()), 300));
   } catch (const json::exception& e) {
-    Fail("not valid JSON: " + Shorten(e.what(), 300));  // e.g. a number too large for a double
+    Fail("not valid JSON: " + ShortenUtf8(ToValidUtf8(e.what()), 300));  // e.g. a number too large for a double
   }
 }
 
@@ -155,6 +153,8 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
   Node node;
   node.op = RequireString(value, "op", NodeLabel(index, nullptr));
   node.name = RequireString(value, "name", NodeLabel(index, nullptr));
+  // The C API hands names out as C strings, which end at the first NUL.
+  if (node.name.find('\0') != std::string::npos) Fail(NodeLabel(index, nullptr) + " has a name with a NUL character");
   const std::string label = NodeLabel(index, &node.name);
   // Precedence when a key repeats: "attrs" (newest layout) over "attr" over "param".
   MergeAttrs(value, "param", label, node.attrs);

@@ -314,4 +314,9 @@ Engine& Engine::Get() {
   return *engine;
 }
 
+void Engine::StopWorkersAtExit() {
+  Get();
+  std::atexit(ShutdownAtExit);  // stopping twice is harmless: the second finds nothing running
+}
+
 }  // namespace qv

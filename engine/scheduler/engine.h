@@ -26,8 +26,14 @@ class Engine {
   using Completion = std::function<void(const Failure&)>;
   using AsyncWork = std::function<void(Completion done)>;  // may throw Error instead of calling done
 
-  // The process-wide engine; created on first use, never destroyed (see Shutdown).
+  // The process-wide engine; created on first use, never destroyed. At process exit it stops its
+  // workers (running work finishes, queued work never starts) when the exit handlers reach it.
   static Engine& Get();
+
+  // Exit handlers run in reverse order of registration, so global state created after the engine
+  // (oneDNN builds its own lazily, at the first primitive) would be destroyed while workers still use
+  // it. Calling this once such state exists stops the workers at exit before it goes.
+  static void StopWorkersAtExit();
 
   virtual ~Engine() = default;
 

@@ -2,35 +2,68 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <new>
 #include <string>
 
 #include "common/error.h"
+#include "common/fault_injection.h"
 #include "tensor/memory_stats.h"
 
 namespace qv {
 
 namespace {
 
-// Linux overcommits: an allocation larger than the machine may still "succeed" and the process is
-// killed when the pages are touched. Larger than physical memory is refused up front instead.
-size_t PhysicalMemoryBytes() {
-  static const size_t bytes = [] {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
-  }();
-  return bytes;
+// The memory limit of this process's cgroup (v2 memory.max, v1 memory.limit_in_bytes), or SIZE_MAX.
+size_t CgroupMemoryLimit() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    unsigned long long bytes = 0;
+    if (in >> bytes && bytes > 0) return static_cast<size_t>(bytes);  // "max" (no limit) fails to parse
+  }
+  return SIZE_MAX;
+}
+
+// QUIVER_MEMORY_LIMIT: bytes, or with a K, M or G suffix (powers of 1024); SIZE_MAX when unset or
+// unreadable.
+size_t LimitFromEnvironment() {
+  const char* text = std::getenv("QUIVER_MEMORY_LIMIT");
+  if (text == nullptr) return SIZE_MAX;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (end == text || value == 0) return SIZE_MAX;
+  int shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10;
+  else if (*end == 'M' || *end == 'm') shift = 20;
+  else if (*end == 'G' || *end == 'g') shift = 30;
+  if (shift != 0) ++end;
+  if (*end != '\0' || value > (SIZE_MAX >> shift)) return SIZE_MAX;
+  return static_cast<size_t>(value) << shift;
 }
 
 }  // namespace
 
+size_t Storage::MaxBytes() {
+  static const size_t bytes = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t physical =
+        pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
+    return std::min({physical, CgroupMemoryLimit(), LimitFromEnvironment()});
+  }();
+  return bytes;
+}
+
 std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
-  if (bytes > PhysicalMemoryBytes())
-    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the machine has " +
-                                          std::to_string(PhysicalMemoryBytes()) + " bytes of memory");
+  fault::Hit(fault::Site::kAllocation);
+  const size_t held = std::min<size_t>(memory_stats::BytesInUse(), MaxBytes());
+  if (bytes > MaxBytes() - held)
+    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the runtime holds " +
+                                          std::to_string(held) + " of the " + std::to_string(MaxBytes()) +
+                                          " bytes this process may use");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);

@@ -11,8 +11,14 @@ class Storage {
  public:
   using ReleaseFn = void (*)(void* ctx);
 
-  // Zero-filled, 64-byte aligned. Throws Error(QV_ERR_OUT_OF_MEMORY) naming the size on failure.
+  // Zero-filled, 64-byte aligned. Throws Error(QV_ERR_OUT_OF_MEMORY) naming the size on failure, and
+  // before trying when the runtime's storage would exceed MaxBytes().
   static std::shared_ptr<Storage> Allocate(size_t bytes);
+  // The most bytes of storage the runtime holds at once: physical memory, this process's cgroup memory
+  // limit, or QUIVER_MEMORY_LIMIT (bytes, or with a K, M or G suffix), whichever is smallest. Linux
+  // overcommits, so a larger allocation may "succeed" and the process be killed when the pages are
+  // touched: such sizes are refused up front instead.
+  static size_t MaxBytes();
   // Caller memory; `release(ctx)` (may be null) runs when the storage is destroyed.
   static std::shared_ptr<Storage> Wrap(void* data, size_t bytes, ReleaseFn release, void* ctx);
 

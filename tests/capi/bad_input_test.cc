@@ -15,109 +15,12 @@
 #include <vector>
 
 #include "quiver/c_api.h"
+#include "support/failure_checks.h"
 #include "support/tiny_model.h"
 
 using namespace quiver_test;
 
 namespace {
-
-// A message no check below looks for: set before each bad call, so that a message left over from an
-// earlier failure cannot pass for the new one.
-constexpr const char* kPrimerPath = "/nonexistent-quiver-dir/quiver-primer-marker.json";
-
-void PrimeLastError() {
-  QvSymbolHandle sym = nullptr;
-  REQUIRE(QvSymbolCreateFromFile(kPrimerPath, &sym) == QV_ERR_NOT_FOUND);
-  REQUIRE(ContainsNoCase(QvGetLastError(), "quiver-primer-marker"));
-}
-
-// Checks a failed call's status and that its fresh message contains each of `parts` (any case).
-void CheckFailure(int got, std::initializer_list<int> allowed, std::initializer_list<const char*> parts) {
-  const std::string message = QvGetLastError();
-  INFO("status " << StatusName(got) << ", message: \"" << message << "\"");
-  bool status_ok = false;
-  for (int s : allowed) status_ok = status_ok || got == s;
-  if (!status_ok) {
-    std::string wanted;
-    for (int s : allowed) wanted += std::string(wanted.empty() ? "" : " or ") + StatusName(s);
-    FAIL_CHECK("expected " << wanted);
-    return;
-  }
-  CHECK_FALSE(message.empty());
-  CHECK_FALSE(ContainsNoCase(message, "quiver-primer-marker"));
-  for (const char* part : parts) {
-    INFO("message should mention \"" << part << "\"");
-    CHECK(ContainsNoCase(message, part));
-  }
-}
-
-#define EXPECT_QV_FAILURE(call, allowed, ...)      \
-  do {                                             \
-    PrimeLastError();                              \
-    INFO("call: " #call);                          \
-    const int status_ = (call);                    \
-    CheckFailure(status_, allowed, {__VA_ARGS__}); \
-  } while (0)
-
-#define STATUSES(...) (std::initializer_list<int>{__VA_ARGS__})
-
-// The tiny model with one input and its first output, to prove that bad calls leave it working.
-struct LoadedModel {
-  QvCachedOpHandle op = nullptr;
-  QvNDArrayHandle input = nullptr;
-  std::vector<float> expected;
-
-  explicit LoadedModel(const Flags& flags = {}) {
-    op = CreateTinyModel(1, flags);
-    input = MakeRandomArray({1, 3, 16, 16}, 11);
-    expected = RunSync(op, input);
-    REQUIRE(expected.size() == static_cast<size_t>(kTinyClasses));
-  }
-  ~LoadedModel() {
-    if (input) QvNDArrayFree(input);
-    FreeTinyModel(op);
-  }
-
-  void CheckStillWorks() const {
-    const std::vector<float> again = RunSync(op, input);
-    REQUIRE(again.size() == expected.size());
-    CHECK(std::memcmp(again.data(), expected.data(), again.size() * sizeof(float)) == 0);
-  }
-};
-
-// MXNet's NDArray-list bytes for one named dense V2 array.
-class ParamsWriter {
- public:
-  void U32(uint32_t v) { Raw(&v, 4); }
-  void I32(int32_t v) { Raw(&v, 4); }
-  void U64(uint64_t v) { Raw(&v, 8); }
-  void I64(int64_t v) { Raw(&v, 8); }
-  void Raw(const void* p, size_t n) { bytes_.append(static_cast<const char*>(p), n); }
-  const std::string& bytes() const { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-std::string ParamsBytes(const std::string& name, const std::vector<int64_t>& shape, const std::vector<float>& data,
-                        uint64_t list_magic = 0x112, int32_t type_flag = 0) {
-  ParamsWriter w;
-  w.U64(list_magic);
-  w.U64(0);
-  w.U64(1);
-  w.U32(0xF993fac9);  // V2 array
-  w.I32(0);           // dense
-  w.I32(static_cast<int32_t>(shape.size()));
-  for (int64_t d : shape) w.I64(d);
-  w.I32(1);  // cpu
-  w.I32(0);
-  w.I32(type_flag);
-  w.Raw(data.data(), data.size() * sizeof(float));
-  w.U64(1);
-  w.U64(name.size());
-  w.Raw(name.data(), name.size());
-  return w.bytes();
-}
 
 // Whether this build and machine can create GPU arrays (then "GPU missing" cases do not apply).
 bool GpuAvailable() {

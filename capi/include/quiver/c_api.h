@@ -10,8 +10,9 @@
  *    thread-local and stays valid until the next failing call on the same thread.
  *  - No function aborts the process, lets an exception escape, or prints anything.
  *  - Every function may be called from any thread. Handles are opaque; passing NULL where a handle is
- *    expected fails with QV_ERR_INVALID_ARGUMENT. Passing a handle that was already freed is undefined
- *    behaviour, as for free() in C.
+ *    expected, a handle that was already freed (freeing it twice included), or any value Quiver did not
+ *    return fails with QV_ERR_INVALID_ARGUMENT. Handle values are never reused. A handle freed by one
+ *    thread while another thread's call uses it stays valid until that call returns.
  *  - "Blocks" below means the call may wait for asynchronous work; every other call returns promptly.
  *  - Out-parameters marked "owned by the caller" must be released with the stated function; every
  *    other returned pointer is owned by the runtime and stays valid as stated.
@@ -22,6 +23,12 @@
  * budget. OnReady callbacks run on one dedicated callback thread, never on a compute thread. An op
  * with a request queue (the scheduling flags of QvCreateCachedOpEx) has one thread of its own that
  * forms batches and never computes; its batches run on the runtime's workers.
+ *
+ * Memory: sizes are checked before anything is allocated. The runtime never holds more array storage,
+ * parameters and workspaces at once than physical memory, this process's cgroup memory limit, or the
+ * environment variable QUIVER_MEMORY_LIMIT (bytes, or with a K, M or G suffix; read once), whichever
+ * is smallest; beyond it calls fail with QV_ERR_OUT_OF_MEMORY, and a plan holding a tensor larger
+ * than the limit is refused when it is compiled.
  */
 #ifndef QUIVER_C_API_H_
 #define QUIVER_C_API_H_

@@ -1,0 +1,130 @@
+/* Process exit while other threads are inside the runtime neither hangs nor crashes: 8 threads keep
+ * invoking one shared model (registering OnReady callbacks and freeing outputs) when the process exits,
+ * and the exit-time teardown must not pull anything from under them. A crash here depends on timing,
+ * so the scenario runs in 20 child processes one after another; each loads libquiver.so with dlopen
+ * like users' C programs. CTest's timeout catches a hang. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "c_test_support.h"
+#include "quiver/c_api.h"
+
+#define THREADS 8
+#define RUNS 20
+
+/* data -> 3x3 convolution (8 filters) -> relu, no bias. */
+static const char *kJson =
+    "{\"nodes\":[{\"op\":\"null\",\"name\":\"data\",\"inputs\":[]},"
+    "{\"op\":\"null\",\"name\":\"w\",\"inputs\":[]},"
+    "{\"op\":\"Convolution\",\"name\":\"conv\",\"attrs\":{\"kernel\":\"(3, 3)\",\"pad\":\"(1, 1)\","
+    "\"num_filter\":\"8\",\"no_bias\":\"True\"},\"inputs\":[[0,0,0],[1,0,0]]},"
+    "{\"op\":\"Activation\",\"name\":\"relu\",\"attrs\":{\"act_type\":\"relu\"},\"inputs\":[[2,0,0]]}],"
+    "\"arg_nodes\":[0,1],\"heads\":[[3,0,0]]}";
+
+typedef struct {
+  const char *(*GetLastError)(void);
+  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
+  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
+  int (*NDArrayOnReady)(QvNDArrayHandle, void (*)(QvNDArrayHandle, int, void *), void *);
+  int (*NDArrayFree)(QvNDArrayHandle);
+  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
+                          const char **, QvCachedOpHandle *, int);
+  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
+} Api;
+
+static Api api;
+static QvCachedOpHandle op;
+static QvNDArrayHandle input;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int invocations = 0;
+
+static int load_api(void *lib) {
+  int ok = 1;
+  RESOLVE(GetLastError);
+  RESOLVE(SymbolCreateFromJSON);
+  RESOLVE(NDArrayCreate);
+  RESOLVE(NDArrayOnReady);
+  RESOLVE(NDArrayFree);
+  RESOLVE(CreateCachedOpEx);
+  RESOLVE(InvokeAsync);
+  return ok;
+}
+
+static void on_ready(QvNDArrayHandle a, int status, void *user) {
+  (void)a;
+  (void)status;
+  (void)user;
+}
+
+static void *invoke_forever(void *arg) {
+  (void)arg;
+  for (;;) {
+    uint32_t n = 0;
+    QvNDArrayHandle *outs = NULL;
+    if (api.InvokeAsync(op, 1, &input, &n, &outs) == QV_OK) {
+      api.NDArrayOnReady(outs[0], on_ready, NULL);
+      api.NDArrayFree(outs[0]);
+    }
+    pthread_mutex_lock(&mu);
+    ++invocations;
+    pthread_mutex_unlock(&mu);
+  }
+  return NULL;
+}
+
+/* One run, in a child process: load, start the threads, and exit while they invoke. */
+static void run_and_exit(const char *path) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    fprintf(stderr, "dlopen failed: %s\n", dlerror());
+    exit(1);
+  }
+  if (!load_api(lib)) exit(1);
+  QvSymbolHandle sym;
+  QvNDArrayHandle weight;
+  const int64_t wshape[4] = {8, 8, 3, 3}, xshape[4] = {2, 8, 32, 32};
+  const char *names[1] = {"w"};
+  if (api.SymbolCreateFromJSON(kJson, &sym) || api.NDArrayCreate(wshape, 4, QV_CPU, 0, QV_FLOAT32, &weight) ||
+      api.NDArrayCreate(xshape, 4, QV_CPU, 0, QV_FLOAT32, &input) ||
+      api.CreateCachedOpEx(sym, 1, names, &weight, 0, NULL, NULL, &op, 1)) {
+    fprintf(stderr, "setup failed: %s\n", api.GetLastError());
+    exit(1);
+  }
+  pthread_t threads[THREADS];
+  for (int i = 0; i < THREADS; ++i)
+    if (pthread_create(&threads[i], NULL, invoke_forever, NULL) != 0) exit(1);
+  /* Exit once the threads are well into their loops. */
+  for (int seen = 0; seen < 20 * THREADS;) {
+    const struct timespec pause = {0, 1000000}; /* 1 ms */
+    nanosleep(&pause, NULL);
+    pthread_mutex_lock(&mu);
+    seen = invocations;
+    pthread_mutex_unlock(&mu);
+  }
+  exit(0);
+}
+
+int main(int argc, char **argv) {
+  const char *path = argc > 1 ? argv[1] : "libquiver.so";
+  int clean = 0;
+  for (int run = 0; run < RUNS; ++run) {
+    fflush(NULL);
+    const pid_t child = fork();
+    if (child < 0) return 1;
+    if (child == 0) run_and_exit(path);
+    int status = 0;
+    if (waitpid(child, &status, 0) != child) return 1;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) ++clean;
+    else if (WIFSIGNALED(status)) fprintf(stderr, "run %d: killed by signal %d at exit\n", run, WTERMSIG(status));
+    else fprintf(stderr, "run %d: exit status %d\n", run, WEXITSTATUS(status));
+  }
+  printf("%d of %d processes exited cleanly while %d threads invoked\n", clean, RUNS, THREADS);
+  return clean == RUNS ? 0 : 1;
+}
