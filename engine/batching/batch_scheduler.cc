@@ -71,8 +71,12 @@ void BatchScheduler::Submit(RequestPtr request) {
 
 void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr request, const Engine::Completion& done) {
   std::weak_ptr<State> weak = state;
-  auto finish = [done, admission = request->admission, weak](const Failure& failure) mutable {
-    admission.reset();  // max_inflight has room again before the outputs become readable
+  auto finish = [done, admission = request->admission,
+                 seat = std::static_pointer_cast<CountedSlot>(request->queue_slot), weak](const Failure& failure) mutable {
+    // max_inflight and max_queue have room again before the outputs become readable: a request cancelled
+    // in the queue gives its place back at once, not when the dispatcher next sweeps the queue.
+    seat->Release();
+    admission.reset();
     done(failure);
     if (auto s = weak.lock()) s->Poke();  // an ended request leaves the queue now
   };
