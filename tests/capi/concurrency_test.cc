@@ -6,31 +6,22 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "quiver/c_api.h"
+#include "support/scheduling_helpers.h"
 #include "support/tiny_model.h"
 
 using namespace quiver_test;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
 constexpr int kThreads = 8;
 constexpr int kInvocationsPerThread = 200;
 constexpr int kInputsPerThread = 4;
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-double MillisSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // Inputs per thread (distinct seeds and batch sizes) and their outputs computed one at a time.
 struct PerThreadInputs {

@@ -151,9 +151,9 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
   Failure failures;
   std::atomic<int> failed{0}, at_warm_up{0}, past_half{0};
   std::atomic<bool> measured{false}, recreated{false};
+  // Written by the one thread that sets `measured`, read after the joins.
   std::pair<uint64_t, uint64_t> stats_warm;
   uint64_t rss_warm = 0;
-  std::mutex phase_mu;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
@@ -169,7 +169,6 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
           }
         }
         if (at_warm_up.load() == kThreads && !measured.exchange(true)) {
-          std::lock_guard<std::mutex> lock(phase_mu);
           stats_warm = MemoryStats();
           rss_warm = ResidentBytes();
         }

@@ -1,11 +1,12 @@
-// Helpers for the request-queue suites (tests/capi/batching_test.cc, cancellation_test.cc): submitting with
-// QvInvokeAsyncEx, waiting with a status, and comparing against unbatched results.
+// Helpers for the C API suites that submit concurrently (tests/capi/concurrency_test.cc, batching_test.cc,
+// cancellation_test.cc): submitting with QvInvokeAsyncEx, waiting with a status, timing, and comparing results.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -15,17 +15,13 @@ struct Pool {
   bool full, include_pad, global;
 };
 
-int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t p, bool full) {
-  const int64_t room = in + 2 * p - k;
-  return (full ? (room + s - 1) / s : room / s) + 1;
-}
-
 // Written from MXNet's description: a window is cut at the padded input's end; avg divides by that
 // cut window's area (count_include_pad) or by the part inside the real input.
 Tensor RefPool(const Tensor& x, Pool q) {
   const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], w = x.shape[3];
   if (q.global) q = {q.type, {h, w}, {1, 1}, {0, 0}, false, true, true};
-  const int64_t oh = OutSize(h, q.k[0], q.s[0], q.p[0], q.full), ow = OutSize(w, q.k[1], q.s[1], q.p[1], q.full);
+  const int64_t oh = qv_ref::PooledSize(h, q.k[0], q.p[0], q.s[0], q.full);
+  const int64_t ow = qv_ref::PooledSize(w, q.k[1], q.p[1], q.s[1], q.full);
   Tensor y({n, c, oh, ow});
   for (int64_t plane = 0; plane < n * c; ++plane)
     for (int64_t i = 0; i < oh; ++i)
