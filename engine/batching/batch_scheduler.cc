@@ -71,8 +71,8 @@ void BatchScheduler::Submit(RequestPtr request) {
 
 void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr request, const Engine::Completion& done) {
   std::weak_ptr<State> weak = state;
-  auto finish = [done, admission = request->admission,
-                 seat = std::static_pointer_cast<CountedSlot>(request->queue_slot), weak](const Failure& failure) mutable {
+  const auto seat = std::static_pointer_cast<CountedSlot>(request->queue_slot);
+  auto finish = [done, admission = request->admission, seat, weak](const Failure& failure) mutable {
     // max_inflight and max_queue have room again before the outputs become readable: a request cancelled
     // in the queue gives its place back at once, not when the dispatcher next sweeps the queue.
     seat->Release();
@@ -82,6 +82,7 @@ void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr req
   };
   request->admission.reset();
   if (!request->control->SetFinisher(std::move(finish))) {
+    seat->Release();
     done(request->control->Check());  // cancelled or expired before it was queued
     return;
   }
