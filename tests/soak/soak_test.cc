@@ -8,6 +8,7 @@
 // CMakeLists.txt); scripts/soak.sh runs the long one (10,000 per thread).
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -149,9 +150,15 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
   const int iterations = IterationsPerThread();
   const int warm_up = std::max(1, iterations / 10);
   Failure failures;
-  std::atomic<int> failed{0}, at_warm_up{0}, past_half{0};
-  std::atomic<bool> measured{false}, recreated{false};
-  // Written by the one thread that sets `measured`, read after the joins.
+  std::atomic<int> failed{0}, past_half{0};
+  std::atomic<bool> recreated{false};
+  // After warm-up every thread waits until the last one has measured, with nothing in flight: the engine
+  // drops an invocation's references just after its outputs become readable, so counts taken while
+  // invocations run would race with that. Written under warm_mu, read after the joins.
+  std::mutex warm_mu;
+  std::condition_variable warm_cv;
+  int at_warm_up = 0;
+  bool measured = false;
   std::pair<uint64_t, uint64_t> stats_warm;
   uint64_t rss_warm = 0;
   std::vector<std::thread> threads;
@@ -160,17 +167,23 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
       for (int i = 0; i < iterations; ++i) {
         Model& m = *models[(t + i) % models.size()];
         if (!InvokeAndCheck(m, (t * 7 + i) % kInputsPerModel, failures)) failed.fetch_add(1);
-        if (i == warm_up) at_warm_up.fetch_add(1);
+        if (i == warm_up) {
+          std::unique_lock<std::mutex> lock(warm_mu);
+          if (++at_warm_up == kThreads) {
+            stats_warm = SettledMemoryStats();
+            rss_warm = ResidentBytes();
+            measured = true;
+            warm_cv.notify_all();
+          } else {
+            warm_cv.wait(lock, [&] { return measured; });
+          }
+        }
         if (i == iterations / 2) {
           // The last thread past the halfway point re-creates every model while the others run on.
           if (past_half.fetch_add(1) == kThreads - 1) {
             for (auto& model : models) Recreate(*model);
             recreated = true;
           }
-        }
-        if (at_warm_up.load() == kThreads && !measured.exchange(true)) {
-          stats_warm = MemoryStats();
-          rss_warm = ResidentBytes();
         }
       }
     });
@@ -189,7 +202,7 @@ TEST_CASE("soak: 16 threads, three models, models re-created midway, memory flat
               rss_warm / 1048576.0, static_cast<unsigned long long>(stats_end.first),
               static_cast<unsigned long long>(stats_end.second), rss_end / 1048576.0);
   // At the end nothing is in flight: the re-created models and the inputs hold as many arrays as the
-  // first models did; during warm-up up to one output per thread was alive too.
+  // first models did, and after warm-up no more than one output per thread.
   CHECK(stats_end.second == stats_loaded.second);
   CHECK(stats_warm.second <= stats_loaded.second + kThreads);
   // Bytes: the re-created models hold what the old ones did; pools may keep one workspace per
