@@ -39,6 +39,9 @@
 /* ---- JVM references, looked up once when the library is loaded ------------------------------------ */
 
 %{
+/* Shapes cross as whole arrays: a Java long and an int64_t are the same size. */
+_Static_assert(sizeof(jlong) == sizeof(int64_t), "jlong must be 64-bit");
+
 static JavaVM *qvj_vm;
 static jclass qvj_string_class;       /* java.lang.String */
 static jmethodID qvj_string_init;     /* String(byte[], Charset) */
@@ -98,6 +101,23 @@ static void qvj_throw(JNIEnv *env, int code, const char *message) {
   if (error != NULL) (*env)->Throw(env, (jthrowable)error);
 }
 
+/* A Java long[] of handles as a C array (calloc'd, the caller frees it; never NULL on success) and its
+ * length in *count; NULL with an exception pending if out of memory. */
+static QvNDArrayHandle *qvj_handles(JNIEnv *env, jlongArray list, jsize *count) {
+  *count = list == NULL ? 0 : (*env)->GetArrayLength(env, list);
+  QvNDArrayHandle *handles = (QvNDArrayHandle *)calloc(*count > 0 ? (size_t)*count : 1, sizeof(QvNDArrayHandle));
+  if (handles == NULL) {
+    qvj_throw(env, QV_ERR_OUT_OF_MEMORY, "no memory for a handle list");
+    return NULL;
+  }
+  for (jsize i = 0; i < *count; ++i) {
+    jlong value = 0;
+    (*env)->GetLongArrayRegion(env, list, i, 1, &value);
+    handles[i] = (QvNDArrayHandle)(intptr_t)value;
+  }
+  return handles;
+}
+
 /* A holder array (Java T[] of which element 0 receives a value) must exist and have an element. */
 static int qvj_holder_ok(JNIEnv *env, jarray holder) {
   if (holder != NULL && (*env)->GetArrayLength(env, holder) >= 1) return 1;
@@ -155,17 +175,8 @@ QVJ_HANDLE(QvCachedOpHandle)
 %typemap(jstype) QvNDArrayHandle *QVJ_HANDLES "long[]"
 %typemap(javain) QvNDArrayHandle *QVJ_HANDLES "$javainput"
 %typemap(in) QvNDArrayHandle *QVJ_HANDLES (jsize count = 0) {
-  count = $input == NULL ? 0 : (*jenv)->GetArrayLength(jenv, $input);
-  $1 = (QvNDArrayHandle *)calloc(count > 0 ? (size_t)count : 1, sizeof(QvNDArrayHandle));
-  if ($1 == NULL) {
-    qvj_throw(jenv, QV_ERR_OUT_OF_MEMORY, "no memory for a handle list");
-    return $null;
-  }
-  for (jsize i = 0; i < count; ++i) {
-    jlong value = 0;
-    (*jenv)->GetLongArrayRegion(jenv, $input, i, 1, &value);
-    $1[i] = (QvNDArrayHandle)(intptr_t)value;
-  }
+  $1 = qvj_handles(jenv, $input, &count);
+  if ($1 == NULL) return $null;
 }
 %typemap(freearg) QvNDArrayHandle *QVJ_HANDLES { free($1); }
 %apply QvNDArrayHandle *QVJ_HANDLES { QvNDArrayHandle *params };
@@ -174,19 +185,10 @@ QVJ_HANDLE(QvCachedOpHandle)
 %typemap(jtype) (uint32_t num_inputs, QvNDArrayHandle *inputs) "long[]"
 %typemap(jstype) (uint32_t num_inputs, QvNDArrayHandle *inputs) "long[]"
 %typemap(javain) (uint32_t num_inputs, QvNDArrayHandle *inputs) "$javainput"
-%typemap(in) (uint32_t num_inputs, QvNDArrayHandle *inputs) {
-  const jsize n = $input == NULL ? 0 : (*jenv)->GetArrayLength(jenv, $input);
-  $2 = (QvNDArrayHandle *)calloc(n > 0 ? (size_t)n : 1, sizeof(QvNDArrayHandle));
-  if ($2 == NULL) {
-    qvj_throw(jenv, QV_ERR_OUT_OF_MEMORY, "no memory for the input handles");
-    return $null;
-  }
-  for (jsize i = 0; i < n; ++i) {
-    jlong value = 0;
-    (*jenv)->GetLongArrayRegion(jenv, $input, i, 1, &value);
-    $2[i] = (QvNDArrayHandle)(intptr_t)value;
-  }
-  $1 = (uint32_t)n;
+%typemap(in) (uint32_t num_inputs, QvNDArrayHandle *inputs) (jsize count = 0) {
+  $2 = qvj_handles(jenv, $input, &count);
+  if ($2 == NULL) return $null;
+  $1 = (uint32_t)count;
 }
 %typemap(freearg) (uint32_t num_inputs, QvNDArrayHandle *inputs) { free($2); }
 
@@ -215,30 +217,8 @@ QVJ_HANDLE(QvCachedOpHandle)
   }
 %}
 
-/* .params loading: a long[][] holder receives the handles (each the caller's). */
-%typemap(jni) (uint32_t *n, QvNDArrayHandle **arrays) "jobjectArray"
-%typemap(jtype) (uint32_t *n, QvNDArrayHandle **arrays) "long[][]"
-%typemap(jstype) (uint32_t *n, QvNDArrayHandle **arrays) "long[][]"
-%typemap(javain) (uint32_t *n, QvNDArrayHandle **arrays) "$javainput"
-%typemap(in) (uint32_t *n, QvNDArrayHandle **arrays) (uint32_t count = 0, QvNDArrayHandle *arrays = NULL) %{
-  if (!qvj_holder_ok(jenv, $input)) return $null;
-  $1 = &count;
-  $2 = &arrays;
-%}
-%typemap(argout) (uint32_t *n, QvNDArrayHandle **arrays) %{
-  {
-    jlongArray handles = (*jenv)->NewLongArray(jenv, (jsize)count$argnum);
-    if (handles == NULL) {
-      for (uint32_t i = 0; i < count$argnum; ++i) QvNDArrayFree(arrays$argnum[i]);
-      return $null;
-    }
-    for (uint32_t i = 0; i < count$argnum; ++i) {
-      const jlong value = (jlong)(intptr_t)arrays$argnum[i];
-      (*jenv)->SetLongArrayRegion(jenv, handles, (jsize)i, 1, &value);
-    }
-    (*jenv)->SetObjectArrayElement(jenv, $input, 0, handles);
-  }
-%}
+/* .params loading: the same holder as invocation outputs (each handle the caller's). */
+%apply (uint32_t *num_outputs, QvNDArrayHandle **outputs) { (uint32_t *n, QvNDArrayHandle **arrays) };
 
 /* ---- names and strings -------------------------------------------------------------------------- */
 
@@ -328,9 +308,7 @@ QVJ_HANDLE(QvCachedOpHandle)
       qvj_throw(jenv, QV_ERR_SHAPE, "a shape has at most 64 dimensions");
       return $null;
     }
-    jlong values[64];
-    if (n > 0) (*jenv)->GetLongArrayRegion(jenv, $input, 0, n, values);
-    for (jsize i = 0; i < n; ++i) dims[i] = (int64_t)values[i];
+    if (n > 0) (*jenv)->GetLongArrayRegion(jenv, $input, 0, n, (jlong *)dims);
     $1 = dims;
     $2 = (uint32_t)n;
   }
@@ -350,10 +328,7 @@ QVJ_HANDLE(QvCachedOpHandle)
   {
     jlongArray out = (*jenv)->NewLongArray(jenv, (jsize)ndim$argnum);
     if (out == NULL) return $null;
-    for (uint32_t i = 0; i < ndim$argnum; ++i) {
-      const jlong value = (jlong)dims$argnum[i];
-      (*jenv)->SetLongArrayRegion(jenv, out, (jsize)i, 1, &value);
-    }
+    (*jenv)->SetLongArrayRegion(jenv, out, 0, (jsize)ndim$argnum, (const jlong *)dims$argnum);
     (*jenv)->SetObjectArrayElement(jenv, $input, 0, out);
   }
 %}
@@ -404,25 +379,33 @@ QVJ_HANDLE(QvCachedOpHandle)
 /* ---- hand-written calls ---------------------------------------------------------------------------- */
 
 %{
-/* The address and size in bytes of a CPU float32 array; throws (returning a status) otherwise. */
-static int qvj_float_memory(JNIEnv *env, QvNDArrayHandle a, float **data, size_t *count) {
-  int dtype = 0, status;
+/* The address, element type and element count of a CPU array; throws (returning a status) otherwise. */
+static int qvj_memory(JNIEnv *env, QvNDArrayHandle a, void **data, int *dtype, size_t *count) {
+  int status;
   uint32_t ndim = 0;
   const int64_t *shape = NULL;
-  void *memory = NULL;
-  if ((status = QvNDArrayGetDType(a, &dtype)) != QV_OK || (status = QvNDArrayGetShape(a, &ndim, &shape)) != QV_OK ||
-      (status = QvNDArrayGetData(a, &memory)) != QV_OK) {
+  if ((status = QvNDArrayGetDType(a, dtype)) != QV_OK || (status = QvNDArrayGetShape(a, &ndim, &shape)) != QV_OK ||
+      (status = QvNDArrayGetData(a, data)) != QV_OK) {
     qvj_throw(env, status, QvGetLastError());
     return status;
   }
+  size_t n = 1;
+  for (uint32_t i = 0; i < ndim; ++i) n *= (size_t)shape[i];
+  *count = n;
+  return QV_OK;
+}
+
+/* The address and element count of a CPU float32 array; throws (returning a status) otherwise. */
+static int qvj_float_memory(JNIEnv *env, QvNDArrayHandle a, float **data, size_t *count) {
+  void *memory = NULL;
+  int dtype = 0;
+  const int status = qvj_memory(env, a, &memory, &dtype, count);
+  if (status != QV_OK) return status;
   if (dtype != QV_FLOAT32) {
     qvj_throw(env, QV_ERR_SHAPE, "the array does not hold float32 elements");
     return QV_ERR_SHAPE;
   }
-  size_t n = 1;
-  for (uint32_t i = 0; i < ndim; ++i) n *= (size_t)shape[i];
   *data = (float *)memory;
-  *count = n;
   return QV_OK;
 }
 
@@ -508,17 +491,11 @@ int QvjReadFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
 
 /* A direct ByteBuffer over a CPU array's memory (no copy), valid while the handle lives. */
 jobject QvjDirectBuffer(JNIEnv *jenv, QvNDArrayHandle a) {
-  int dtype = 0, status;
-  uint32_t ndim = 0;
-  const int64_t *shape = NULL;
   void *data = NULL;
-  if ((status = QvNDArrayGetDType(a, &dtype)) != QV_OK || (status = QvNDArrayGetShape(a, &ndim, &shape)) != QV_OK ||
-      (status = QvNDArrayGetData(a, &data)) != QV_OK) {
-    qvj_throw(jenv, status, QvGetLastError());
-    return NULL;
-  }
-  size_t bytes = qvj_dtype_size(dtype);
-  for (uint32_t i = 0; i < ndim; ++i) bytes *= (size_t)shape[i];
+  int dtype = 0;
+  size_t count = 0;
+  if (qvj_memory(jenv, a, &data, &dtype, &count) != QV_OK) return NULL;
+  const size_t bytes = qvj_dtype_size(dtype) * count;
   /* A zero-size array still gets a (zero-capacity) buffer: any non-NULL address will do. */
   static char empty;
   return (*jenv)->NewDirectByteBuffer(jenv, bytes == 0 ? (void *)&empty : data, (jlong)bytes);

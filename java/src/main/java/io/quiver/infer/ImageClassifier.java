@@ -48,9 +48,11 @@ public class ImageClassifier extends Classifier {
   /** The default transform for the first input's DataDesc (its H and W axes), else the given size. */
   static ImageTransform defaultTransform(Predictor predictor, int height, int width, boolean classification) {
     final DataDesc desc = predictor.inputDesc(predictor.inputNames().get(0)).orElse(null);
-    if (desc != null && desc.axis('H') >= 0 && desc.axis('W') >= 0 && desc.shape().length == desc.layout().length()) {
-      height = Math.toIntExact(desc.shape()[desc.axis('H')]);
-      width = Math.toIntExact(desc.shape()[desc.axis('W')]);
+    // A layout with H and W is not empty, so DataDesc has checked it against the shape.
+    if (desc != null && desc.axis('H') >= 0 && desc.axis('W') >= 0) {
+      final long[] shape = desc.shape();
+      height = Math.toIntExact(shape[desc.axis('H')]);
+      width = Math.toIntExact(shape[desc.axis('W')]);
     }
     return classification ? ImageTransform.classification(height, width) : ImageTransform.detection(height, width);
   }

@@ -36,6 +36,11 @@ public final class NDArray implements AutoCloseable {
 
   /** A new float32 array holding a copy of {@code data}, whose length must be the shape's size. */
   public static NDArray of(float[] data, long... shape) {
+    return adopt(newFloats(data, shape), null);
+  }
+
+  /** A new native float32 array (a handle the caller owns) holding a copy of {@code data}. */
+  static long newFloats(float[] data, long[] shape) {
     final long[] out = new long[1];
     QuiverCapi.QvNDArrayCreate(shape, QuiverCapi.QV_CPU, 0, DType.FLOAT32.code(), out);
     try {
@@ -44,7 +49,7 @@ public final class NDArray implements AutoCloseable {
       QuiverCapi.QvNDArrayFree(out[0]);
       throw e;
     }
-    return adopt(out[0], null);
+    return out[0];
   }
 
   private static NDArray adopt(long handle, ByteBuffer wrapped) {

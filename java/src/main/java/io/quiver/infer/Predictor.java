@@ -290,10 +290,7 @@ public class Predictor implements AutoCloseable {
     final long[] arrays = new long[inputs.length];
     try {
       for (int i = 0; i < inputs.length; ++i) {
-        final long[] out = new long[1];
-        QuiverCapi.QvNDArrayCreate(shapeOf(i, inputs[i]), QuiverCapi.QV_CPU, 0, DType.FLOAT32.code(), out);
-        arrays[i] = out[0];
-        QuiverCapi.QvjWriteFloats(arrays[i], inputs[i]);
+        arrays[i] = NDArray.newFloats(inputs[i], shapeOf(i, inputs[i]));
       }
       return invoke(scheduling, arrays);
     } finally {

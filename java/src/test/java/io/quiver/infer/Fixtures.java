@@ -81,8 +81,13 @@ final class Fixtures {
   }
 
   static float[] floats(String file) {
+    return floats(DIR.resolve(file));
+  }
+
+  /** A file of little-endian float32 values. */
+  static float[] floats(Path file) {
     try {
-      final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(DIR.resolve(file))).order(ByteOrder.LITTLE_ENDIAN);
+      final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
       final float[] values = new float[bytes.remaining() / 4];
       bytes.asFloatBuffer().get(values);
       return values;
@@ -132,8 +137,9 @@ final class Fixtures {
       final Path in = Files.createTempFile("capi-in", ".f32");
       final Path out = Files.createTempFile("capi-out", ".f32");
       try {
-        final ByteBuffer bytes = ByteBuffer.allocate(c.input().length * 4).order(ByteOrder.LITTLE_ENDIAN);
-        bytes.asFloatBuffer().put(c.input());
+        final float[] input = c.input();
+        final ByteBuffer bytes = ByteBuffer.allocate(input.length * 4).order(ByteOrder.LITTLE_ENDIAN);
+        bytes.asFloatBuffer().put(input);
         Files.write(in, bytes.array());
         final List<String> command = new ArrayList<>(List.of(program.toString(), c.prefix(), "0", in.toString(),
             dims(c.inputShape()).replace('x', ','), out.toString()));
@@ -141,10 +147,7 @@ final class Fixtures {
         final String log = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(300, TimeUnit.SECONDS) && process.exitValue() == 0,
             String.format(Locale.ROOT, "%s failed: %s", command, log));
-        final ByteBuffer result = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
-        final float[] values = new float[result.remaining() / 4];
-        result.asFloatBuffer().get(values);
-        return values;
+        return floats(out);
       } finally {
         Files.deleteIfExists(in);
         Files.deleteIfExists(out);

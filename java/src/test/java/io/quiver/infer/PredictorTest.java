@@ -9,6 +9,8 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -113,7 +115,7 @@ class PredictorTest {
       fromFiles = p.predict(c.input())[0];
     }
     try (InputStream symbol = new FileInputStream(c.prefix() + "-symbol.json");
-         InputStream params = new ByteArrayInputStream(new FileInputStream(c.prefix() + "-0000.params").readAllBytes());
+         InputStream params = new ByteArrayInputStream(Files.readAllBytes(Path.of(c.prefix() + "-0000.params")));
          Predictor p = Predictor.fromStreams(symbol, params, inputs)) {
       assertEquals(List.of("data"), p.inputNames());
       assertArrayEquals(fromFiles, p.predict(c.input())[0]);
