@@ -32,7 +32,7 @@ def test_classifier_top_k_follows_mxnet_outputs(manifest):
     assert len(everything[0]) == 10 and sum(p for _, p in everything[0]) == pytest.approx(1.0)
 
 
-def test_classifier_refuses_a_synset_of_the_wrong_length():
+def test_classifier_refuses_a_synset_of_the_wrong_length(manifest):
     with quiver.Classifier(prefix("tiny"), synset=["a", "b"]) as clf:
         with pytest.raises(quiver.ShapeError, match="2 labels"):
             clf.classify(np.zeros((1, 3, 16, 16), np.float32))

@@ -43,14 +43,14 @@ def test_closed_predictor_raises_closed_error(manifest):
     assert p.closed
 
 
-def test_missing_files_name_the_path(tmp_path):
+def test_missing_files_name_the_path(manifest, tmp_path):
     with pytest.raises(quiver.NotFoundError, match="nothing-symbol.json"):
         quiver.Predictor(str(tmp_path / "nothing"))
     with pytest.raises(quiver.NotFoundError, match="0007.params"):
         quiver.Predictor(prefix("tiny"), epoch=7)
 
 
-def test_corrupt_params_and_symbol_raise_parse_errors(tmp_path):
+def test_corrupt_params_and_symbol_raise_parse_errors(manifest):
     params = (FIXTURES / "tiny-0000.params").read_bytes()
     symbol = (FIXTURES / "tiny-symbol.json").read_text()
     with pytest.raises(quiver.ParseError, match="byte"):
@@ -61,7 +61,7 @@ def test_corrupt_params_and_symbol_raise_parse_errors(tmp_path):
         quiver.Predictor.from_bytes(symbol, b"\x00" * 64)
 
 
-def test_bad_options_and_descs_are_refused():
+def test_bad_options_and_descs_are_refused(manifest):
     with pytest.raises(quiver.InvalidArgumentError, match="no_such_flag"):
         quiver.Predictor(prefix("tiny"), options={"no_such_flag": 1})
     with pytest.raises(quiver.NotFoundError, match="'images'"):

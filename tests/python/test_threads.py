@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -25,9 +26,14 @@ def test_8_threads_sharing_one_predictor_match_sequential_bit_for_bit(manifest):
 
 def test_the_gil_is_released_while_a_prediction_runs(manifest):
     x, _, _ = case(manifest, "resnet18_v1", "b4_224")
+    x = np.concatenate([x] * 4)  # batch 16: a native wait far longer than the machine's scheduling noise
     with quiver.Predictor(prefix("resnet18_v1")) as p:
         p.predict(x)  # compile the plan first
+        start = time.perf_counter()
+        p.predict(x)
+        one_prediction = time.perf_counter() - start
         ticks = 0
+        longest_stall = 0.0
         stop = threading.Event()
 
         def predict_loop():
@@ -37,7 +43,13 @@ def test_the_gil_is_released_while_a_prediction_runs(manifest):
 
         worker = threading.Thread(target=predict_loop)
         worker.start()
+        last = time.perf_counter()
         while not stop.is_set():
             ticks += 1  # only advances if predict() let go of the GIL
+            now = time.perf_counter()
+            longest_stall, last = max(longest_stall, now - last), now
         worker.join()
     assert ticks > 1000
+    # A count alone passes even if the GIL were held through the native wait (this thread still runs
+    # between predictions); holding it would stall this loop for about a whole prediction.
+    assert longest_stall < one_prediction / 2, (longest_stall, one_prediction)
