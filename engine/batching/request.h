@@ -14,7 +14,7 @@
 namespace qv {
 
 struct Request {
-  using Clock = std::chrono::steady_clock;
+  using Clock = InvocationControl::Clock;  // deadlines and queue times are compared
 
   std::vector<NDArrayPtr> inputs, outputs;
   int64_t rows = 1;               // length of axis 0, shared by every input
