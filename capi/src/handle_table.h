@@ -46,9 +46,10 @@ class HandleTable {
     ++Find(h, what)->second.holds;
   }
   void Release(Handle h) {
+    std::shared_ptr<Object> last;  // destroyed after the lock is released
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(h);
-    if (it != entries_.end() && --it->second.holds == 0) entries_.erase(it);
+    if (it != entries_.end()) last = DropHold(it);
   }
 
   // The caller's release of the handle: a second Free of the same handle fails, naming `what`.
@@ -58,10 +59,7 @@ class HandleTable {
     auto it = Find(h, what);
     if (it->second.freed) throw NotLive(h, what);
     it->second.freed = true;
-    if (--it->second.holds == 0) {
-      last = std::move(it->second.object);
-      entries_.erase(it);
-    }
+    last = DropHold(it);
   }
 
  private:
@@ -77,6 +75,16 @@ class HandleTable {
     text << what << " handle " << static_cast<const void*>(h)
          << " is not live: it was already freed, or was never returned by Quiver";
     return Error(QV_ERR_INVALID_ARGUMENT, text.str());
+  }
+
+  // Drops one hold (the caller holds mu_); after the last, removes the entry and returns the object
+  // so that the caller destroys it once mu_ is released: an array's release callback may call back
+  // into the C API, which would take mu_ again.
+  std::shared_ptr<Object> DropHold(typename Map::iterator it) {
+    if (--it->second.holds > 0) return nullptr;
+    std::shared_ptr<Object> last = std::move(it->second.object);
+    entries_.erase(it);
+    return last;
   }
 
   typename Map::iterator Find(Handle h, const char* what) {

@@ -71,7 +71,7 @@ void BatchScheduler::Submit(RequestPtr request) {
 
 void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr request, const Engine::Completion& done) {
   std::weak_ptr<State> weak = state;
-  const auto seat = std::static_pointer_cast<CountedSlot>(request->queue_slot);
+  const std::shared_ptr<CountedSlot> seat = request->queue_slot;
   auto finish = [done, admission = request->admission, seat, weak](const Failure& failure) mutable {
     // max_inflight and max_queue have room again before the outputs become readable: a request cancelled
     // in the queue gives its place back at once, not when the dispatcher next sweeps the queue.
@@ -119,7 +119,9 @@ void BatchScheduler::Dispatch(std::shared_ptr<State> state) {
     while (s.running < s.options.instances) {
       std::vector<RequestPtr> batch = s.queue.TakeBatch(now, s.draining);
       if (batch.empty()) break;
-      for (const auto& r : batch) r->queue_slot.reset();
+      // The finisher holds the slot too (to release it if the request ends while queued): release it
+      // here, as the request leaves the queue, rather than when it ends.
+      for (const auto& r : batch) r->queue_slot->Release();
       ++s.running;
       batches.push_back(std::move(batch));
     }

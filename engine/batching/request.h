@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/counted_slot.h"
 #include "ops/op.h"
 #include "scheduler/invocation_control.h"
 #include "tensor/ndarray.h"
@@ -13,7 +14,7 @@
 namespace qv {
 
 struct Request {
-  using Clock = std::chrono::steady_clock;
+  using Clock = InvocationControl::Clock;  // deadlines and queue times are compared
 
   std::vector<NDArrayPtr> inputs, outputs;
   int64_t rows = 1;               // length of axis 0, shared by every input
@@ -24,7 +25,7 @@ struct Request {
   std::shared_ptr<InvocationControl> control;
   std::shared_ptr<const void> keepalive;  // the op: it lives as long as its requests
   std::shared_ptr<void> admission;        // max_inflight's slot, freed when the request ends
-  std::shared_ptr<void> queue_slot;       // max_queue's slot, freed when it leaves the queue
+  std::shared_ptr<CountedSlot> queue_slot;  // max_queue's slot, released when it leaves the queue
 };
 
 using RequestPtr = std::shared_ptr<Request>;

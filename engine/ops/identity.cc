@@ -1,7 +1,5 @@
 #include "ops/identity.h"
 
-#include <set>
-
 #include "ops/op.h"
 
 namespace qv {
@@ -15,13 +13,11 @@ class IdentityOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"}, new IdentityOp);
+const OpDef* const kIdentity = new IdentityOp;
+const OpRegistrar kRegister({"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"}, kIdentity);
 
 }  // namespace
 
-bool IsIdentityOp(const std::string& op) {
-  static const std::set<std::string> kIdentities = {"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"};
-  return kIdentities.count(op) == 1;
-}
+bool IsIdentityOp(const std::string& op) { return FindOp(op) == kIdentity; }
 
 }  // namespace qv

@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "ops/clip.h"
+#include "ops/leaky_relu.h"
 
 namespace qv {
 namespace {
@@ -81,16 +83,17 @@ std::optional<PostOp> AsPostOp(const std::string& op, const Attrs& attrs) {
   if (op == "relu" || (op == "Activation" && attrs.GetString("act_type", "") == "relu")) return post;
   try {
     if (op == "clip") {
-      if (!attrs.Has("a_min") || !attrs.Has("a_max")) return std::nullopt;
+      const ClipBounds b = ParseClip(attrs);
       post.kind = PostOp::kClip;
-      post.alpha = static_cast<float>(attrs.GetFloat("a_min", 0));
-      post.beta = static_cast<float>(attrs.GetFloat("a_max", 0));
-      if (!(post.alpha <= post.beta)) return std::nullopt;
+      post.alpha = b.lo;
+      post.beta = b.hi;
       return post;
     }
-    if (op == "LeakyReLU" && attrs.GetString("act_type", "leaky") == "leaky") {
+    if (op == "LeakyReLU") {
+      const LeakyReluParams p = LeakyReluParams::Parse(attrs);
+      if (p.type != LeakyReluParams::kLeaky) return std::nullopt;
       post.kind = PostOp::kLeakyRelu;
-      post.alpha = static_cast<float>(attrs.GetFloat("slope", 0.25));
+      post.alpha = p.slope;
       return post;
     }
   } catch (const Error&) {

@@ -113,6 +113,7 @@ class ThreadedEngine final : public Engine {
     for (const auto& r : reads)
       if (!Contains(opr->writes, r) && !Contains(opr->reads, r)) opr->reads.push_back(r);
     opr->waiting_for = opr->reads.size() + opr->writes.size();
+    bool async_ready = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++outstanding_;
@@ -122,8 +123,9 @@ class ThreadedEngine final : public Engine {
         for (const auto& v : opr->reads) Enqueue(v.get(), opr, false);
         for (const auto& v : opr->writes) Enqueue(v.get(), opr, true);
       }
+      async_ready = !ready_async_.empty();
     }
-    StartReadyAsync();
+    if (async_ready) StartReadyAsync();  // plain Push never takes mu_ a second time
   }
 
   // The caller holds mu_.
@@ -245,13 +247,15 @@ class ThreadedEngine final : public Engine {
     // Outside the lock: destroying the work releases what it holds (arrays, caller buffers through
     // their release callbacks, which may call back into the runtime). WaitAll also waits for this.
     delete opr;
+    bool async_ready = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (on_worker) --running_;
       --outstanding_;
       all_done_.notify_all();
+      async_ready = !ready_async_.empty();
     }
-    StartReadyAsync();
+    if (async_ready) StartReadyAsync();
   }
 
   void CallbackLoop() {

@@ -1,8 +1,10 @@
 // The request queue behind a cached op, driven through CachedOp: dependencies on inputs, failed
-// inputs, chained requests and ops that are not thread-safe.
+// inputs, chained requests and ops that are not thread-safe; and driven directly, for max_queue.
 #include "batching/batch_scheduler.h"
 
 #include <catch2/catch.hpp>
+#include <condition_variable>
+#include <mutex>
 
 #include "cachedop/cached_op.h"
 #include "graph/symbol_json.h"
@@ -85,4 +87,55 @@ TEST_CASE("static_shape forbids merging, and unbatchable models are refused at s
     REQUIRE(e.status() == QV_ERR_SHAPE);
     REQUIRE(std::string(e.what()).find("axis 0") != std::string::npos);
   }
+}
+
+TEST_CASE("a request that leaves the queue for a running batch gives its max_queue place back", "[batching]") {
+  BatchingOptions options;
+  options.enabled = true;
+  options.batch_timeout_us = 0;
+  options.max_queue = 1;
+  std::mutex mu;
+  std::condition_variable changed;
+  bool running = false, release = false;
+  BatchScheduler scheduler(
+      options,
+      [&](const std::vector<RequestPtr>& batch) {
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          running = true;
+          changed.notify_all();
+          changed.wait(lock, [&] { return release; });
+        }
+        for (const auto& r : batch)
+          if (r->control->Claim()) r->control->Finish({});
+      },
+      nullptr);
+  const auto request = [] {
+    auto r = std::make_shared<Request>();
+    r->inputs = {Filled({1, 2}, 0)};
+    r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
+    r->control = std::make_shared<InvocationControl>();
+    return r;
+  };
+  RequestPtr first = request(), second = request();
+  scheduler.Submit(first);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    changed.wait(lock, [&] { return running; });
+  }
+  // The first request runs, so the queue is empty: one more fits although max_queue is 1.
+  int status = QV_OK;
+  try {
+    scheduler.Submit(second);
+  } catch (const Error& e) {
+    status = e.status();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    release = true;
+  }
+  changed.notify_all();
+  REQUIRE(status == QV_OK);
+  REQUIRE(Engine::Get().WaitToRead(first->outputs[0]->var()).ok());
+  REQUIRE(Engine::Get().WaitToRead(second->outputs[0]->var()).ok());
 }
