@@ -229,27 +229,10 @@ std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const std::vector<T
   return plan;
 }
 
-std::shared_ptr<Storage> Plan::BorrowWorkspace() const {
-  {
-    std::lock_guard<std::mutex> lock(pool_mu_);
-    if (!free_workspaces_.empty()) {
-      auto ws = std::move(free_workspaces_.back());
-      free_workspaces_.pop_back();
-      return ws;
-    }
-  }
-  return Storage::Allocate(workspace_bytes_);
-}
-
-void Plan::ReturnWorkspace(std::shared_ptr<Storage> workspace) const {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  free_workspaces_.push_back(std::move(workspace));
-}
-
 void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                const std::function<void()>& before_step) const {
-  std::shared_ptr<Storage> workspace = BorrowWorkspace();
-  char* arena = static_cast<char*>(workspace->data());
+  const StoragePool::Lease workspace = workspaces_.Borrow(workspace_bytes_);
+  char* arena = static_cast<char*>(workspace.data());
   auto resolve = [&](const BufferRef& ref) -> void* {
     switch (ref.kind) {
       case BufferRef::kArena: return arena + ref.index;
@@ -262,29 +245,23 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
   CpuBudget& budget = CpuBudget::Get();
   CpuBudget::Participant participant(&budget);
   cpu::ExecArgs args;
-  try {
-    for (const Step& step : steps_) {
-      if (before_step) before_step();
-      args.inputs.clear();
-      args.outputs.clear();
-      for (const auto& ref : step.inputs) args.inputs.push_back(resolve(ref));
-      for (const auto& ref : step.outputs) args.outputs.push_back(resolve(ref));
-      if (step.accumulate_input >= 0)
-        std::memcpy(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
-      fault::Hit(fault::Site::kKernel);
-      const CpuBudget::Lease lease = budget.Acquire();
-      args.threads = lease.threads();
-      try {
-        step.kernel->Execute(args);
-      } catch (const dnnl::error& e) {
-        throw Error(QV_ERR_INTERNAL, "node '" + step.node + "': oneDNN failed: " + e.what());
-      }
+  for (const Step& step : steps_) {
+    if (before_step) before_step();
+    args.inputs.clear();
+    args.outputs.clear();
+    for (const auto& ref : step.inputs) args.inputs.push_back(resolve(ref));
+    for (const auto& ref : step.outputs) args.outputs.push_back(resolve(ref));
+    if (step.accumulate_input >= 0)
+      std::memcpy(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
+    fault::Hit(fault::Site::kKernel);
+    const CpuBudget::Lease lease = budget.Acquire();
+    args.threads = lease.threads();
+    try {
+      step.kernel->Execute(args);
+    } catch (const dnnl::error& e) {
+      throw Error(QV_ERR_INTERNAL, "node '" + step.node + "': oneDNN failed: " + e.what());
     }
-  } catch (...) {
-    ReturnWorkspace(std::move(workspace));
-    throw;
   }
-  ReturnWorkspace(std::move(workspace));
 }
 
 }  // namespace qv

@@ -5,13 +5,12 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backends/cpu/constant_cache.h"
 #include "graph/bound_graph.h"
-#include "tensor/storage.h"
+#include "tensor/storage_pool.h"
 
 namespace qv {
 
@@ -43,15 +42,11 @@ class Plan {
   };
   class Builder;
 
-  std::shared_ptr<Storage> BorrowWorkspace() const;
-  void ReturnWorkspace(std::shared_ptr<Storage> workspace) const;
-
   std::vector<std::unique_ptr<cpu::Kernel>> kernels_;
   std::vector<Step> steps_;
   std::vector<TensorType> output_types_;
   size_t workspace_bytes_ = 0;
-  mutable std::mutex pool_mu_;
-  mutable std::vector<std::shared_ptr<Storage>> free_workspaces_;
+  mutable StoragePool workspaces_;
 };
 
 }  // namespace qv
