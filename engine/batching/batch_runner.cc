@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "tensor/storage.h"
 
 namespace qv {
 namespace {
@@ -20,29 +19,33 @@ std::vector<TensorType> MergedTypes(const std::vector<RequestPtr>& live, int64_t
   return types;
 }
 
-void Run(const std::vector<RequestPtr>& live, const BatchingOptions& options, const PlanSource& plans) {
+}  // namespace
+
+void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
   int64_t rows = 0;
   for (const auto& r : live) rows += r->rows;
-  const int64_t padded = options.PaddedRows(rows);
+  const int64_t padded = options_.PaddedRows(rows);
   const std::vector<TensorType> types = MergedTypes(live, padded);
-  const std::shared_ptr<const Plan> plan = plans(types);
+  const std::shared_ptr<const Plan> plan = plans_(types);
 
-  // Freshly allocated buffers are zero-filled, which is what the padding rows hold.
-  std::vector<std::shared_ptr<Storage>> buffers;
+  std::vector<StoragePool::Lease> buffers;
   std::vector<const void*> in_ptrs;
   for (size_t i = 0; i < types.size(); ++i) {
-    buffers.push_back(Storage::Allocate(static_cast<size_t>(ByteCount(types[i].shape, DTypeSize(types[i].dtype)))));
-    char* dst = static_cast<char*>(buffers.back()->data());
+    const auto bytes = static_cast<size_t>(ByteCount(types[i].shape, DTypeSize(types[i].dtype)));
+    buffers.push_back(buffers_.Borrow(bytes));
+    char* const begin = static_cast<char*>(buffers.back().data());
+    char* dst = begin;
     for (const auto& r : live) {
       std::memcpy(dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
       dst += r->inputs[i]->nbytes();
     }
-    in_ptrs.push_back(buffers.back()->data());
+    std::memset(dst, 0, bytes - static_cast<size_t>(dst - begin));  // the padding rows
+    in_ptrs.push_back(begin);
   }
   std::vector<void*> out_ptrs;
   for (const auto& t : plan->output_types()) {
-    buffers.push_back(Storage::Allocate(static_cast<size_t>(ByteCount(t.shape, DTypeSize(t.dtype)))));
-    out_ptrs.push_back(buffers.back()->data());
+    buffers.push_back(buffers_.Borrow(static_cast<size_t>(ByteCount(t.shape, DTypeSize(t.dtype)))));
+    out_ptrs.push_back(buffers.back().data());
   }
 
   plan->Run(in_ptrs, out_ptrs, [&live] {
@@ -65,15 +68,13 @@ void Run(const std::vector<RequestPtr>& live, const BatchingOptions& options, co
   }
 }
 
-}  // namespace
-
-void RunBatch(const std::vector<RequestPtr>& batch, const BatchingOptions& options, const PlanSource& plans) {
+void BatchRunner::Run(const std::vector<RequestPtr>& batch) {
   std::vector<RequestPtr> live;
   for (const auto& r : batch)
     if (r->control->Check().ok()) live.push_back(r);
   if (live.empty()) return;
   try {
-    Run(live, options, plans);
+    RunLive(live);
   } catch (...) {
     const Failure failure = FailureFromCurrentException();
     for (const auto& r : live) r->control->Finish(failure);

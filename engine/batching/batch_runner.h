@@ -1,7 +1,8 @@
-// Runs one batch of requests: their rows are copied into one input per model input (padded with zero
+// Runs batches of requests: their rows are copied into one input per model input (padded with zero
 // rows to BatchingOptions::PaddedRows), the plan for that shape runs once, and each request gets its
 // own rows of every output. Requests that ended meanwhile are skipped; if all of them end while the
-// batch runs, it stops at the next operator boundary.
+// batch runs, it stops at the next operator boundary. The merged inputs and outputs are pooled, so a
+// steady stream of batches allocates nothing.
 #pragma once
 
 #include <functional>
@@ -11,13 +12,27 @@
 #include "batching/batching_options.h"
 #include "batching/request.h"
 #include "cachedop/plan.h"
+#include "tensor/storage_pool.h"
 
 namespace qv {
 
 // The op's compiled plan for these input types (compiling it if needed); may throw Error.
 using PlanSource = std::function<std::shared_ptr<const Plan>(const std::vector<TensorType>&)>;
 
-// Never throws: a failure ends every request of the batch that has not ended with that failure.
-void RunBatch(const std::vector<RequestPtr>& batch, const BatchingOptions& options, const PlanSource& plans);
+class BatchRunner {
+ public:
+  BatchRunner(BatchingOptions options, PlanSource plans) : options_(std::move(options)), plans_(std::move(plans)) {}
+
+  // Thread-safe. Never throws: a failure ends every request of the batch that has not ended with that
+  // failure.
+  void Run(const std::vector<RequestPtr>& batch);
+
+ private:
+  void RunLive(const std::vector<RequestPtr>& live);
+
+  const BatchingOptions options_;
+  const PlanSource plans_;
+  StoragePool buffers_;
+};
 
 }  // namespace qv

@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 
-#include "batching/batch_runner.h"
 #include "common/counted_slot.h"
 #include "common/error.h"
 #include "graph/graph_check.h"
@@ -117,11 +116,10 @@ CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
       serial_var_(Engine::Get().NewVar()) {
   if (!options_.batching.enabled) return;
   // Batches hold requests, which hold the op: `this` outlives every run.
+  batch_runner_ = std::make_unique<BatchRunner>(
+      options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); });
   scheduler_ = std::make_unique<BatchScheduler>(
-      options_.batching,
-      [this](const std::vector<RequestPtr>& batch) {
-        RunBatch(batch, options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); });
-      },
+      options_.batching, [this](const std::vector<RequestPtr>& batch) { batch_runner_->Run(batch); },
       options_.thread_safe ? nullptr : serial_var_);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/cpu/constant_cache.h"
+#include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
 #include "cachedop/plan.h"
@@ -68,6 +69,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them
+  std::unique_ptr<BatchRunner> batch_runner_;  // runs the scheduler's batches, if options_.batching.enabled
   std::unique_ptr<BatchScheduler> scheduler_;  // the request queue, if options_.batching.enabled
 };
 

@@ -39,7 +39,7 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 10, &ends_a), b = MakeRequest(2, 100, &ends_b), c = MakeRequest(1, 1000, &ends_c);
   REQUIRE(c->control->Cancel());
-  RunBatch({a, b, c}, options, plans);
+  BatchRunner(options, plans).Run({a, b, c});
   REQUIRE(compiled.size() == 1);
   REQUIRE(compiled[0].shape == Shape{4, 4});  // 3 live rows padded to 4
   REQUIRE(ends_a.size() == 1);
@@ -59,9 +59,9 @@ TEST_CASE("a failing batch fails exactly its live requests with the batch's erro
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 0, &ends_a), b = MakeRequest(1, 0, &ends_b), c = MakeRequest(1, 0, &ends_c);
   REQUIRE(b->control->Cancel());
-  RunBatch({a, b}, options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
+  BatchRunner(options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
     throw Error(QV_ERR_OUT_OF_MEMORY, "no room for the batch");
-  });
+  }).Run({a, b});
   REQUIRE(ends_a.size() == 1);
   REQUIRE(ends_a[0].status == QV_ERR_OUT_OF_MEMORY);
   REQUIRE(ends_a[0].message == "no room for the batch");
@@ -69,4 +69,34 @@ TEST_CASE("a failing batch fails exactly its live requests with the batch's erro
   REQUIRE(ends_b[0].status == QV_ERR_CANCELLED);
   REQUIRE(ends_c.empty());  // not in the batch
   REQUIRE(c->control->Check().ok());
+}
+
+TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
+  // transpose mixes rows: output row 0 is column 0 of every input row, padding rows included.
+  const BoundGraph graph = BindParameters(ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "transpose", "name": "t", "inputs": [[0, 0, 0]]}
+    ],
+    "heads": [[1, 0, 0]]
+  })json"), {});
+  cpu::ConstantCache constants;
+  BatchingOptions options;
+  options.max_batch_size = 4;
+  BatchRunner runner(options, [&](const std::vector<TensorType>& types) {
+    return std::shared_ptr<const Plan>(Plan::Compile(graph, types, constants));
+  });
+  std::vector<Failure> ends;
+  // A full batch leaves non-zero rows in the pooled 4 x 4 input; then 3 rows are padded to 4.
+  runner.Run({MakeRequest(4, 7, &ends)});
+  auto a = MakeRequest(1, 10, &ends), b = MakeRequest(2, 100, &ends);
+  runner.Run({a, b});
+  REQUIRE(ends.size() == 3);
+  for (const auto& f : ends) REQUIRE(f.ok());
+  // a's row of the 4 x 4 output: column 0 of rows a, b0, b1 and the padding row.
+  const float* got = a->outputs[0]->data_as<float>();
+  CHECK(got[0] == 10);
+  CHECK(got[1] == 100);
+  CHECK(got[2] == 104);
+  CHECK(got[3] == 0);
 }
