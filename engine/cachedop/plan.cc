@@ -75,6 +75,7 @@ class Plan::Builder {
     std::vector<int> inputs, outputs;  // value ids
     int accumulate_input;
     std::string node;
+    int max_threads;
   };
 
   int AddValue(const TensorType& type, const cpu::Desc& desc, BufferRef ref) {
@@ -82,12 +83,21 @@ class Plan::Builder {
     return static_cast<int>(values_.size()) - 1;
   }
 
+  // `flops`: the kernel's arithmetic, where that bounds it (KernelBuild::flops); 0 for data movement.
   int AddStep(std::unique_ptr<cpu::Kernel> kernel, std::vector<int> inputs, std::vector<int> outputs,
-              int accumulate_input, const std::string& node) {
+              int accumulate_input, const std::string& node, double flops = 0) {
     const int step = static_cast<int>(steps_.size());
-    for (int v : inputs) values_[v].last_use = step;
-    for (int v : outputs) values_[v].producer = step;
-    steps_.push_back({kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node});
+    double bytes = 0;
+    for (int v : inputs) {
+      values_[v].last_use = step;
+      bytes += static_cast<double>(values_[v].desc.get_size());
+    }
+    for (int v : outputs) {
+      values_[v].producer = step;
+      bytes += static_cast<double>(values_[v].desc.get_size());
+    }
+    const int max_threads = ThreadsWorthUsing(flops, bytes);
+    steps_.push_back({kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node, max_threads});
     plan_->kernels_.push_back(std::move(kernel));
     return step;
   }
@@ -132,7 +142,7 @@ class Plan::Builder {
       outs.push_back(AddValue(out_types[o], build.output_descs[o], {}));
       entry_value_[{id, static_cast<int>(o)}] = outs.back();
     }
-    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, node.name);
+    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, node.name, build.flops);
   }
 
   // Graph outputs are written row-major into the caller's arrays: directly by the producing step when
@@ -194,6 +204,7 @@ class Plan::Builder {
       Step step;
       step.kernel = st.kernel;
       step.node = st.node;
+      step.max_threads = st.max_threads;
       for (int v : st.inputs) step.inputs.push_back(values_[v].ref);
       for (int v : st.outputs) step.outputs.push_back(values_[v].ref);
       if (copy_before[s]) {
@@ -254,7 +265,7 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
     if (step.accumulate_input >= 0)
       std::memcpy(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
     fault::Hit(fault::Site::kKernel);
-    const CpuBudget::Lease lease = budget.Acquire();
+    const CpuBudget::Lease lease = budget.Acquire(step.max_threads);
     args.threads = lease.threads();
     try {
       step.kernel->Execute(args);

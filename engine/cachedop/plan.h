@@ -39,6 +39,7 @@ class Plan {
     int accumulate_input = -1;  // copy inputs[k] into outputs[0] before running (not aliased)
     size_t accumulate_bytes = 0;
     std::string node;
+    int max_threads = 1;  // the most threads worth leasing for it (ThreadsWorthUsing)
   };
   class Builder;
 

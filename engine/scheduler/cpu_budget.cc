@@ -57,11 +57,18 @@ CpuBudget& CpuBudget::Get() {
 
 CpuBudget::CpuBudget(int threads) : total_(std::max(threads, 1)), free_(total_) {}
 
-CpuBudget::Lease CpuBudget::Acquire() {
+int ThreadsWorthUsing(double flops, double bytes) {
+  // One core's rough rates: ~200 GFLOP/s of float32 arithmetic (bench/gemm_peak), ~20 GB/s streamed.
+  const double microseconds = flops / 200e3 + bytes / 20e3;
+  constexpr double kMicrosecondsPerThread = 100;
+  return static_cast<int>(std::clamp(microseconds / kMicrosecondsPerThread, 1.0, 1024.0));
+}
+
+CpuBudget::Lease CpuBudget::Acquire(int most) {
   std::unique_lock<std::mutex> lock(mu_);
   freed_.wait(lock, [&] { return free_ > 0; });
   const int share = std::max(1, total_ / std::max(participants_, 1));
-  int n = std::min(free_, share);
+  int n = std::min({free_, share, std::max(most, 1)});
   // Kernels keep one oneDNN primitive per thread count: powers of two (or the whole budget) keep
   // those few.
   if (n != total_) {

@@ -15,6 +15,11 @@ namespace qv {
 // CPUs usable by this process: min(affinity mask, cgroup quota), at least 1.
 int DetectUsableCpus();
 
+// How many threads a kernel doing `flops` arithmetic and moving `bytes` is worth: one per ~100 us of
+// its estimated single-thread time. Waking another OpenMP thread costs tens of microseconds, so a
+// small kernel (most of a small MobileNet's) runs faster on the thread that is already awake.
+int ThreadsWorthUsing(double flops, double bytes);
+
 class CpuBudget {
  public:
   static CpuBudget& Get();
@@ -51,8 +56,9 @@ class CpuBudget {
     CpuBudget* budget_;
   };
 
-  // Blocks until a thread is free, then takes this invocation's fair share of the free threads.
-  Lease Acquire();
+  // Blocks until a thread is free, then takes this invocation's fair share of the free threads, and
+  // at most `most`.
+  Lease Acquire(int most);
 
  private:
   void Release(int n);

@@ -72,6 +72,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
     build.accumulate_input = 1;
   }
   build.output_descs = {dst};
+  build.flops = MultiplyAddFlops(req.outputs[0].shape, w);
   build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make(src, wei, dst); }, std::move(args));
   return build;
 }

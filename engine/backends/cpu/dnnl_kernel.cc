@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -63,6 +64,11 @@ Desc PlainDesc(const Shape& shape) {
   dnnl::memory::dims strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
   return Desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+double MultiplyAddFlops(const Shape& output, const Shape& weight) {
+  return 2.0 * static_cast<double>(ElementCount(output)) * static_cast<double>(ElementCount(weight)) /
+         static_cast<double>(std::max<int64_t>(weight[0], 1));
 }
 
 dnnl::primitive_attr BaseAttr() {

@@ -50,6 +50,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   build.runtime_inputs = {0};
   build.input_descs = {input_desc};
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make_with(wei); }, std::move(args));
   return build;
 }

@@ -51,6 +51,9 @@ struct KernelBuild {
   std::vector<Desc> output_descs;
   // Index into runtime_inputs whose contents output 0 must hold before Execute (a fused residual sum).
   int accumulate_input = -1;
+  // Floating-point operations of one run, where arithmetic rather than memory bounds it (convolutions,
+  // inner products); with the bytes it moves, this says how many threads the kernel is worth.
+  double flops = 0;
   std::unique_ptr<Kernel> kernel;
 };
 

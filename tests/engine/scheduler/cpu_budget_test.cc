@@ -11,15 +11,35 @@ using namespace qv;
 TEST_CASE("one invocation alone leases the whole budget", "[scheduler][budget]") {
   CpuBudget budget(4);
   CpuBudget::Participant p(&budget);
-  auto lease = budget.Acquire();
+  auto lease = budget.Acquire(8);
   REQUIRE(lease.threads() == 4);
+}
+
+TEST_CASE("a lease takes no more threads than the kernel is worth, leaving the rest free", "[scheduler][budget]") {
+  CpuBudget budget(4);
+  CpuBudget::Participant p(&budget);
+  auto small = budget.Acquire(1);
+  REQUIRE(small.threads() == 1);
+  auto rest = budget.Acquire(8);
+  REQUIRE(rest.threads() == 2);  // 3 free, rounded down to a power of two
+}
+
+TEST_CASE("small kernels are worth one thread, large ones several", "[scheduler][budget]") {
+  // A small MobileNet's 1x1 convolution (14x14, 128 -> 128 channels): ~6 MFLOP, ~0.2 MB.
+  CHECK(ThreadsWorthUsing(6.4e6, 2.0e5) == 1);
+  // A ResNet-18 3x3 convolution (56x56, 64 -> 64 channels): ~231 MFLOP.
+  CHECK(ThreadsWorthUsing(2.31e8, 1.6e6) >= 8);
+  // Pure data movement: a 224x224x3 float image is one thread's work, a 64 MB copy many threads'.
+  CHECK(ThreadsWorthUsing(0, 2 * 602112.0) == 1);
+  CHECK(ThreadsWorthUsing(0, 64e6) >= 16);
+  CHECK(ThreadsWorthUsing(1e15, 0) == 1024);  // bounded
 }
 
 TEST_CASE("concurrent invocations share the budget fairly", "[scheduler][budget]") {
   CpuBudget budget(4);
   CpuBudget::Participant a(&budget), b(&budget);
-  auto first = budget.Acquire();
-  auto second = budget.Acquire();
+  auto first = budget.Acquire(4);
+  auto second = budget.Acquire(4);
   REQUIRE(first.threads() == 2);
   REQUIRE(second.threads() == 2);
 }
@@ -34,7 +54,7 @@ TEST_CASE("leases never exceed the budget under contention", "[scheduler][budget
     threads.emplace_back([&] {
       CpuBudget::Participant p(&budget);
       for (int i = 0; i < 500; ++i) {
-        auto lease = budget.Acquire();
+        auto lease = budget.Acquire(1 + i % kBudget);
         if (lease.threads() < 1) empty_lease = true;  // Catch2 asserts on the test's thread only
         const int now = leased.fetch_add(lease.threads()) + lease.threads();
         int seen = peak.load();
