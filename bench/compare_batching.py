@@ -38,12 +38,12 @@ def main() -> None:
     max_batch = options.get("max_batch_size", "1")
     timeout_ms = int(options.get("batch_timeout_us", "1000")) / 1e3
 
+    instances = options.get("instances", "1")
     results = {}  # (engine, clients) -> list of runs
-    batch_run_ms = []
+    full_batches = []  # `instances` clients sending full batches back to back: what batching can reach at best
     for r in range(rounds):
-        # One full batch's run time, for the latency target (timeout + 2 batch runs).
-        batch_run_ms.append(run([args.quiver_bench, "--prefix", args.prefix, "--batch", max_batch, "--clients", "1",
-                                 "--iters", "5", "--warmup", "1"], log)["p50_ms"])
+        full_batches.append(run([args.quiver_bench, "--prefix", args.prefix, "--batch", max_batch, "--clients",
+                                 instances, "--iters", str(max(5, requests // int(max_batch))), "--warmup", "1"], log))
         for clients in client_counts:
             iters = str(max(4, requests // clients))
             common = ["--prefix", args.prefix, "--clients", str(clients), "--iters", iters, "--warmup", warmup]
@@ -67,12 +67,14 @@ def main() -> None:
     def median(engine, clients, key):
         return statistics.median(x[key] for x in results[(engine, clients)])
 
-    run_ms = statistics.median(batch_run_ms)
-    print(f"\nResNet-18 ({os.path.basename(args.prefix)}), batch-1 clients, medians of {rounds} rounds; "
-          f"batching: {' '.join(batching)}; one batch of {max_batch} runs in {run_ms:.1f} ms")
+    run_ms = statistics.median(x["p50_ms"] for x in full_batches)
+    ceiling = statistics.median(x["throughput_per_s"] for x in full_batches)
+    print(f"\n{os.path.basename(args.prefix)}, batch-1 clients, medians of {rounds} rounds; batching: "
+          f"{' '.join(batching)}; one batch of {max_batch} runs in {run_ms:.1f} ms; full batches back to back "
+          f"({instances} at once): {ceiling:.1f} img/s")
     print("| clients | Quiver img/s | p50 / p99 ms | Quiver+batching img/s | p50 / p99 ms | ONNX Runtime img/s "
-          "| p50 / p99 ms | batching / off | batching / ORT | p99 <= timeout + 2 runs |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| p50 / p99 ms | batching / off | full batches / off | batching / ORT | p99 <= timeout + 2 runs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     summary = []
     for clients in client_counts:
         row = {"clients": clients}
@@ -80,13 +82,18 @@ def main() -> None:
             row[engine] = {k: median(engine, clients, k) for k in ("throughput_per_s", "p50_ms", "p99_ms")}
         on, off, ort = row["quiver+batching"], row["quiver"], row["onnxruntime"]
         row["speedup_vs_off"] = on["throughput_per_s"] / off["throughput_per_s"]
+        row["ceiling_vs_off"] = ceiling / off["throughput_per_s"]
         row["ratio_vs_ort"] = on["throughput_per_s"] / ort["throughput_per_s"]
-        row["p99_within_target"] = on["p99_ms"] <= timeout_ms + 2 * run_ms
+        # The latency target holds while one round of batches serves every client; with more clients a
+        # request also waits for the batches queued ahead of it.
+        if clients <= int(max_batch) * int(instances):
+            row["p99_within_target"] = on["p99_ms"] <= timeout_ms + 2 * run_ms
         summary.append(row)
         cells = [f"{clients}"]
         for e in (off, on, ort):
             cells += [f"{e['throughput_per_s']:.1f}", f"{e['p50_ms']:.1f} / {e['p99_ms']:.1f}"]
-        cells += [f"{row['speedup_vs_off']:.2f}", f"{row['ratio_vs_ort']:.2f}", "yes" if row["p99_within_target"] else "no"]
+        cells += [f"{row[k]:.2f}" for k in ("speedup_vs_off", "ceiling_vs_off", "ratio_vs_ort")]
+        cells.append({True: "yes", False: "no", None: "n/a"}[row.get("p99_within_target")])
         print("| " + " | ".join(cells) + " |")
     check = [x for x in results[("onnxruntime", client_counts[0])] if "max_abs_diff_vs_mxnet" in x]
     if check:
@@ -94,7 +101,7 @@ def main() -> None:
     others = max(x.get("other_load", 0) for runs in results.values() for x in runs)
     print(f"raw results: {out_dir}/runs.jsonl; largest share of the CPU used by other processes during a "
           f"Quiver run: {others:.0%}")
-    print(json.dumps({"batch_run_ms": run_ms, "batching": batching, "rows": summary}))
+    print(json.dumps({"batch_run_ms": run_ms, "full_batches_per_s": ceiling, "batching": batching, "rows": summary}))
 
 
 if __name__ == "__main__":

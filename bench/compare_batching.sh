@@ -2,7 +2,8 @@
 # Dynamic batching side by side: ResNet-18 on the CPU under 1/4/16/64 concurrent batch-1 clients,
 # Quiver without and with a request queue, and ONNX Runtime with the same clients on one shared
 # session (the same model, exported with MXNet's own ONNX exporter). Prints a table of medians over
-# ROUNDS interleaved rounds and, last, one JSON line.
+# ROUNDS interleaved rounds and, last, one JSON line. Each round also times `instances` clients sending
+# full batches back to back: the most any scheduler could reach ("full batches / off").
 #
 #   bench/compare_batching.sh [PREFIX]        (default: the resnet18_v1 fixture)
 #
