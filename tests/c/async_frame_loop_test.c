@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "c_test_support.h"
+#include "qv_api_table.h"
 #include "quiver/c_api.h"
 
 #define FRAMES 48
@@ -85,42 +85,7 @@ static const ParamSpec kParams[] = {
 };
 #define NUM_PARAMS (sizeof kParams / sizeof kParams[0])
 
-typedef struct {
-  const char *(*GetLastError)(void);
-  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
-  int (*SymbolFree)(QvSymbolHandle);
-  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-  int (*NDArraySyncCopyFromCPU)(QvNDArrayHandle, const void *, size_t);
-  int (*NDArraySyncCopyToCPU)(QvNDArrayHandle, void *, size_t);
-  int (*NDArrayCanRead)(QvNDArrayHandle, int *);
-  int (*NDArrayWaitToRead)(QvNDArrayHandle);
-  int (*NDArrayFree)(QvNDArrayHandle);
-  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
-                          const char **, QvCachedOpHandle *, int);
-  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
-  int (*FreeCachedOp)(QvCachedOpHandle);
-  int (*WaitAll)(void);
-} Api;
-
 static Api api;
-
-static int load_api(void *lib) {
-  int ok = 1;
-  RESOLVE(GetLastError);
-  RESOLVE(SymbolCreateFromJSON);
-  RESOLVE(SymbolFree);
-  RESOLVE(NDArrayCreate);
-  RESOLVE(NDArraySyncCopyFromCPU);
-  RESOLVE(NDArraySyncCopyToCPU);
-  RESOLVE(NDArrayCanRead);
-  RESOLVE(NDArrayWaitToRead);
-  RESOLVE(NDArrayFree);
-  RESOLVE(CreateCachedOpEx);
-  RESOLVE(InvokeAsync);
-  RESOLVE(FreeCachedOp);
-  RESOLVE(WaitAll);
-  return ok;
-}
 
 /* Reports a failed call and makes main fail. */
 static int ok_call(int status, const char *what) {
@@ -223,7 +188,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
     return 1;
   }
-  if (!load_api(lib)) return 1;
+  if (!load_api(lib, &api)) return 1;
   op = build_model();
   if (op == NULL) return 1;
 

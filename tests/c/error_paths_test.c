@@ -8,60 +8,10 @@
 #include <string.h>
 
 #include "c_test_support.h"
+#include "qv_api_table.h"
 #include "quiver/c_api.h"
 
-typedef void (*ReadyFn)(QvNDArrayHandle, int, void *);
-
-typedef struct {
-  const char *(*GetLastError)(void);
-  int (*GetVersion)(int *, int *, int *);
-  int (*SymbolCreateFromFile)(const char *, QvSymbolHandle *);
-  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
-  int (*SymbolListInputs)(QvSymbolHandle, uint32_t *, const char ***);
-  int (*SymbolListOutputs)(QvSymbolHandle, uint32_t *, const char ***);
-  int (*SymbolFree)(QvSymbolHandle);
-  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-  int (*NDArrayLoad)(const char *, uint32_t *, QvNDArrayHandle **, uint32_t *, const char ***);
-  int (*NDArrayGetShape)(QvNDArrayHandle, uint32_t *, const int64_t **);
-  int (*NDArrayGetDType)(QvNDArrayHandle, int *);
-  int (*NDArraySyncCopyToCPU)(QvNDArrayHandle, void *, size_t);
-  int (*NDArrayCanRead)(QvNDArrayHandle, int *);
-  int (*NDArrayWaitToRead)(QvNDArrayHandle);
-  int (*NDArrayOnReady)(QvNDArrayHandle, ReadyFn, void *);
-  int (*NDArrayFree)(QvNDArrayHandle);
-  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
-                          const char **, QvCachedOpHandle *, int);
-  int (*CachedOpListInputs)(QvCachedOpHandle, uint32_t *, const char ***);
-  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
-  int (*FreeCachedOp)(QvCachedOpHandle);
-} Api;
-
 static Api api;
-static int load_api(void *lib) {
-  int ok = 1;
-  RESOLVE(GetLastError);
-  RESOLVE(GetVersion);
-  RESOLVE(SymbolCreateFromFile);
-  RESOLVE(SymbolCreateFromJSON);
-  RESOLVE(SymbolListInputs);
-  RESOLVE(SymbolListOutputs);
-  RESOLVE(SymbolFree);
-  RESOLVE(NDArrayCreate);
-  RESOLVE(NDArrayLoad);
-  RESOLVE(NDArrayGetShape);
-  RESOLVE(NDArrayGetDType);
-  RESOLVE(NDArraySyncCopyToCPU);
-  RESOLVE(NDArrayCanRead);
-  RESOLVE(NDArrayWaitToRead);
-  RESOLVE(NDArrayOnReady);
-  RESOLVE(NDArrayFree);
-  RESOLVE(CreateCachedOpEx);
-  RESOLVE(CachedOpListInputs);
-  RESOLVE(InvokeAsync);
-  RESOLVE(FreeCachedOp);
-  return ok;
-}
-
 /* Case-sensitive substring test that tolerates a NULL message. */
 static int mentions(const char *message, const char *part) { return message != NULL && strstr(message, part) != NULL; }
 
@@ -228,7 +178,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
     return 1;
   }
-  if (!load_api(lib)) return 1;
+  if (!load_api(lib, &api)) return 1;
 
   null_handles();
   bad_json();

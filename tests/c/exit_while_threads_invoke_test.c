@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "c_test_support.h"
+#include "qv_api_table.h"
 #include "quiver/c_api.h"
 
 #define THREADS 8
@@ -28,34 +28,11 @@ static const char *kJson =
     "{\"op\":\"Activation\",\"name\":\"relu\",\"attrs\":{\"act_type\":\"relu\"},\"inputs\":[[2,0,0]]}],"
     "\"arg_nodes\":[0,1],\"heads\":[[3,0,0]]}";
 
-typedef struct {
-  const char *(*GetLastError)(void);
-  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
-  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-  int (*NDArrayOnReady)(QvNDArrayHandle, void (*)(QvNDArrayHandle, int, void *), void *);
-  int (*NDArrayFree)(QvNDArrayHandle);
-  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
-                          const char **, QvCachedOpHandle *, int);
-  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
-} Api;
-
 static Api api;
 static QvCachedOpHandle op;
 static QvNDArrayHandle input;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int invocations = 0;
-
-static int load_api(void *lib) {
-  int ok = 1;
-  RESOLVE(GetLastError);
-  RESOLVE(SymbolCreateFromJSON);
-  RESOLVE(NDArrayCreate);
-  RESOLVE(NDArrayOnReady);
-  RESOLVE(NDArrayFree);
-  RESOLVE(CreateCachedOpEx);
-  RESOLVE(InvokeAsync);
-  return ok;
-}
 
 static void on_ready(QvNDArrayHandle a, int status, void *user) {
   (void)a;
@@ -86,7 +63,7 @@ static void run_and_exit(const char *path) {
     fprintf(stderr, "dlopen failed: %s\n", dlerror());
     exit(1);
   }
-  if (!load_api(lib)) exit(1);
+  if (!load_api(lib, &api)) exit(1);
   QvSymbolHandle sym;
   QvNDArrayHandle weight;
   const int64_t wshape[4] = {8, 8, 3, 3}, xshape[4] = {2, 8, 32, 32};

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "c_test_support.h"
+#include "qv_api_table.h"
 #include "quiver/c_api.h"
 
 /* data -> 3x3 convolution (16 filters) -> relu, no bias. */
@@ -18,26 +18,7 @@ static const char *kJson =
     "{\"op\":\"Activation\",\"name\":\"relu\",\"attrs\":{\"act_type\":\"relu\"},\"inputs\":[[2,0,0]]}],"
     "\"arg_nodes\":[0,1],\"heads\":[[3,0,0]]}";
 
-typedef struct {
-  const char *(*GetLastError)(void);
-  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
-  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-  int (*CreateCachedOpEx)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
-                          const char **, QvCachedOpHandle *, int);
-  int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
-} Api;
-
 static Api api;
-
-static int load_api(void *lib) {
-  int ok = 1;
-  RESOLVE(GetLastError);
-  RESOLVE(SymbolCreateFromJSON);
-  RESOLVE(NDArrayCreate);
-  RESOLVE(CreateCachedOpEx);
-  RESOLVE(InvokeAsync);
-  return ok;
-}
 
 int main(int argc, char **argv) {
   void *lib = dlopen(argc > 1 ? argv[1] : "libquiver.so", RTLD_NOW | RTLD_LOCAL);
@@ -45,7 +26,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen failed: %s\n", dlerror());
     return 1;
   }
-  if (!load_api(lib)) return 1;
+  if (!load_api(lib, &api)) return 1;
   QvSymbolHandle sym;
   QvNDArrayHandle weight, input;
   QvCachedOpHandle op;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "c_test_support.h"
+#include "qv_api_table.h"
 #include "quiver/c_api.h"
 
 /* Compile-time checks of the contract's constants (C99 has no static_assert: a negative array size fails). */
@@ -20,38 +21,7 @@ typedef char check_devices[(QV_CPU == 1 && QV_GPU == 2) ? 1 : -1];
 typedef char check_dtypes[(QV_FLOAT32 == 0 && QV_FLOAT16 == 2 && QV_UINT8 == 3 && QV_INT64 == 6) ? 1 : -1];
 typedef char check_handles_are_pointers[sizeof(QvNDArrayHandle) == sizeof(void *) ? 1 : -1];
 
-typedef struct {
-  const char *(*GetLastError)(void);
-  int (*GetVersion)(int *, int *, int *);
-  int (*GetMemoryStats)(uint64_t *, uint64_t *);
-  int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
-  int (*NDArrayCreate)(const int64_t *, uint32_t, int, int, int, QvNDArrayHandle *);
-  int (*NDArrayGetShape)(QvNDArrayHandle, uint32_t *, const int64_t **);
-  int (*NDArrayGetDType)(QvNDArrayHandle, int *);
-  int (*NDArrayGetDevice)(QvNDArrayHandle, int *, int *);
-  int (*NDArrayFree)(QvNDArrayHandle);
-  int (*Cancel)(QvNDArrayHandle, int *);
-  int (*InvokeAsyncEx)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **,
-                       const QvInvokeOptions *);
-} Api;
-
 static Api api;
-
-static int load_api(void *lib) {
-  int ok = 1;
-  RESOLVE(GetLastError);
-  RESOLVE(GetVersion);
-  RESOLVE(GetMemoryStats);
-  RESOLVE(SymbolCreateFromJSON);
-  RESOLVE(NDArrayCreate);
-  RESOLVE(NDArrayGetShape);
-  RESOLVE(NDArrayGetDType);
-  RESOLVE(NDArrayGetDevice);
-  RESOLVE(NDArrayFree);
-  RESOLVE(Cancel);
-  RESOLVE(InvokeAsyncEx);
-  return ok;
-}
 
 int main(int argc, char **argv) {
   void *lib;
@@ -75,7 +45,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
     return 1;
   }
-  if (!load_api(lib)) return 1;
+  if (!load_api(lib, &api)) return 1;
 
   EXPECT(api.GetVersion(&major, &minor, &patch) == QV_OK, "QvGetVersion failed");
   EXPECT(major == QV_API_VERSION, "major version %d, header says %d", major, QV_API_VERSION);
