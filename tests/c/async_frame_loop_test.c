@@ -175,7 +175,6 @@ int main(int argc, char **argv) {
   QvNDArrayHandle frames[FRAMES];
   QvNDArrayHandle pending[FRAMES];
   QvCachedOpHandle op;
-  void *lib;
   int f, i, submitted = 0, collected = 0, passed = 0, failed = 0, in_flight_polls = 0, max_in_flight = 0;
   double slowest_poll = 0.0, start;
 
@@ -183,12 +182,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s <libquiver.so> [fixtures dir]\n", argv[0]);
     return 2;
   }
-  lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
-    return 1;
-  }
-  if (!load_api(lib, &api)) return 1;
+  if (!open_api(argv[1], &api)) return 1;
   op = build_model();
   if (op == NULL) return 1;
 

@@ -166,19 +166,13 @@ static void thread_local_messages(void) {
 }
 
 int main(int argc, char **argv) {
-  void *lib;
   const char *fixtures = argc > 2 ? argv[2] : "/tmp";
 
   if (argc < 2) {
     fprintf(stderr, "usage: %s <libquiver.so> [fixtures dir]\n", argv[0]);
     return 2;
   }
-  lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
-    return 1;
-  }
-  if (!load_api(lib, &api)) return 1;
+  if (!open_api(argv[1], &api)) return 1;
 
   null_handles();
   bad_json();

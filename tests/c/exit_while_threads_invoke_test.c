@@ -4,7 +4,6 @@
  * so the scenario runs in 20 child processes one after another; each loads libquiver.so with dlopen
  * like users' C programs. CTest's timeout catches a hang. */
 #define _POSIX_C_SOURCE 200809L
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,12 +57,7 @@ static void *invoke_forever(void *arg) {
 
 /* One run, in a child process: load, start the threads, and exit while they invoke. */
 static void run_and_exit(const char *path) {
-  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "dlopen failed: %s\n", dlerror());
-    exit(1);
-  }
-  if (!load_api(lib, &api)) exit(1);
+  if (!open_api(path, &api)) exit(1);
   QvSymbolHandle sym;
   QvNDArrayHandle weight;
   const int64_t wshape[4] = {8, 8, 3, 3}, xshape[4] = {2, 8, 32, 32};

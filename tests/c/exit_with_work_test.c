@@ -1,7 +1,6 @@
 /* Process exit with work still in flight neither hangs nor crashes: submits invocations of a model
  * big enough to still be running, frees nothing, and returns from main. CTest's timeout catches a hang;
  * a crash shows as a non-zero exit. Loads libquiver.so with dlopen like users' C programs. */
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +20,7 @@ static const char *kJson =
 static Api api;
 
 int main(int argc, char **argv) {
-  void *lib = dlopen(argc > 1 ? argv[1] : "libquiver.so", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    fprintf(stderr, "dlopen failed: %s\n", dlerror());
-    return 1;
-  }
-  if (!load_api(lib, &api)) return 1;
+  if (!open_api(argc > 1 ? argv[1] : "libquiver.so", &api)) return 1;
   QvSymbolHandle sym;
   QvNDArrayHandle weight, input;
   QvCachedOpHandle op;

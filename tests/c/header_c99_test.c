@@ -24,7 +24,6 @@ typedef char check_handles_are_pointers[sizeof(QvNDArrayHandle) == sizeof(void *
 static Api api;
 
 int main(int argc, char **argv) {
-  void *lib;
   int major = -1, minor = -1, patch = -1;
   const char *message;
   QvSymbolHandle sym = NULL;
@@ -40,12 +39,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s <libquiver.so> [fixtures dir]\n", argv[0]);
     return 2;
   }
-  lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (lib == NULL) {
-    fprintf(stderr, "dlopen(%s) failed: %s\n", argv[1], dlerror());
-    return 1;
-  }
-  if (!load_api(lib, &api)) return 1;
+  if (!open_api(argv[1], &api)) return 1;
 
   EXPECT(api.GetVersion(&major, &minor, &patch) == QV_OK, "QvGetVersion failed");
   EXPECT(major == QV_API_VERSION, "major version %d, header says %d", major, QV_API_VERSION);

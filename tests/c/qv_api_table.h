@@ -117,4 +117,15 @@ static inline int load_api(void *lib, Api *api) {
   return ok;
 }
 
+/* Loads the library at `path` with dlopen, as users' C programs do, and fills `api` from it. Returns 0,
+ * with a message, on failure. There is no dlclose: the runtime's threads live until the process exits. */
+static inline int open_api(const char *path, Api *api) {
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) {
+    fprintf(stderr, "dlopen(%s) failed: %s\n", path, dlerror());
+    return 0;
+  }
+  return load_api(lib, api);
+}
+
 #endif /* QUIVER_TESTS_C_QV_API_TABLE_H_ */
