@@ -1,33 +1,20 @@
 #include "batching/batching_options.h"
 
 #include <algorithm>
-#include <cstdlib>
 
-#include "common/error.h"
+#include "common/flags.h"
 
 namespace qv {
-namespace {
-
-int64_t IntegerFlag(const std::string& key, const std::string& value, int64_t min, int64_t max) {
-  char* end = nullptr;
-  const long long n = std::strtoll(value.c_str(), &end, 10);
-  Check(!value.empty() && *end == '\0' && n >= min && n <= max, QV_ERR_INVALID_ARGUMENT,
-        "flag '" + key + "' = '" + value + "' must be an integer between " + std::to_string(min) + " and " +
-            std::to_string(max));
-  return n;
-}
-
-}  // namespace
 
 bool BatchingOptions::Parse(const std::string& key, const std::string& value) {
   if (key == "max_batch_size") {
-    max_batch_size = static_cast<int>(IntegerFlag(key, value, 1, 4096));
+    max_batch_size = static_cast<int>(ParseIntegerFlag(key, value, 1, 4096));
   } else if (key == "batch_timeout_us") {
-    batch_timeout_us = IntegerFlag(key, value, 0, 60000000);
+    batch_timeout_us = ParseIntegerFlag(key, value, 0, 60000000);
   } else if (key == "instances") {
-    instances = static_cast<int>(IntegerFlag(key, value, 1, 256));
+    instances = static_cast<int>(ParseIntegerFlag(key, value, 1, 256));
   } else if (key == "max_queue") {
-    max_queue = static_cast<int>(IntegerFlag(key, value, 1, 1000000));
+    max_queue = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
   } else {
     return false;
   }

@@ -1,9 +1,8 @@
 #include "cachedop/cached_op.h"
 
-#include <cstdlib>
-
 #include "common/counted_slot.h"
 #include "common/error.h"
+#include "common/flags.h"
 #include "graph/graph_check.h"
 #include "scheduler/invocation_control.h"
 #include "tensor/device_memory.h"
@@ -87,11 +86,7 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
     } else if (key == "static_shape") {
       o.static_shape = ParseBoolFlag(key, value);
     } else if (key == "max_inflight") {
-      char* end = nullptr;
-      const long n = std::strtol(value.c_str(), &end, 10);
-      Check(!value.empty() && *end == '\0' && n >= 1 && n <= 1000000, QV_ERR_INVALID_ARGUMENT,
-            "flag 'max_inflight' = '" + value + "' must be an integer between 1 and 1000000");
-      o.max_inflight = static_cast<int>(n);
+      o.max_inflight = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
     } else if (key == "data_shapes") {
       o.data_shapes = ParseDataShapes(value);
     } else if (!o.batching.Parse(key, value)) {
