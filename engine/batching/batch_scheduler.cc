@@ -54,14 +54,12 @@ void BatchScheduler::Drain() {
 }
 
 void BatchScheduler::Submit(RequestPtr request) {
-  if (state_->queued.fetch_add(1) >= state_->options.max_queue) {
-    state_->queued.fetch_sub(1);
+  std::unique_ptr<CountedSlot> slot = CountedSlot::TryTake(&state_->queued, state_->options.max_queue);
+  if (!slot)
     throw Error(QV_ERR_BUSY, "max_queue (" + std::to_string(state_->options.max_queue) +
                                  ") requests are already queued on this op");
-  }
   // The slot's deleter holds the state (whose counter the slot points into) alive as long as the slot.
-  request->queue_slot =
-      std::shared_ptr<CountedSlot>(new CountedSlot(&state_->queued), [s = state_](CountedSlot* slot) { delete slot; });
+  request->queue_slot = std::shared_ptr<CountedSlot>(slot.release(), [s = state_](CountedSlot* p) { delete p; });
   std::vector<VarPtr> reads, writes;
   for (const auto& a : request->inputs) reads.push_back(a->var());
   for (const auto& a : request->outputs) writes.push_back(a->var());

@@ -224,12 +224,10 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
     }
   }
 
-  if (inflight_.fetch_add(1) >= options_.max_inflight) {
-    inflight_.fetch_sub(1);
+  std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
+  if (!slot)
     throw Error(QV_ERR_BUSY, "max_inflight (" + std::to_string(options_.max_inflight) +
                                  ") invocations are already in flight");
-  }
-  auto slot = std::make_unique<InflightSlot>(&inflight_);
 
   if (scheduler_) {
     RequestPtr r = NewRequest(inputs, *outputs, input_names(), output_names(), out_types,
