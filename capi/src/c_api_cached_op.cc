@@ -16,16 +16,19 @@ InvokeOptions ReadInvokeOptions(const QvInvokeOptions* given) {
   InvokeOptions o;
   if (given == nullptr) return o;
   const size_t v1_size = offsetof(QvInvokeOptions, priority) + sizeof(given->priority);
-  Check(given->struct_size >= v1_size, QV_ERR_INVALID_ARGUMENT,
-        "QvInvokeOptions.struct_size is " + std::to_string(given->struct_size) + ", expected sizeof(QvInvokeOptions) (" +
-            std::to_string(sizeof(QvInvokeOptions)) + ")");
+  // Every invocation passes here: the messages are built only when a check fails.
+  if (given->struct_size < v1_size)
+    throw Error(QV_ERR_INVALID_ARGUMENT, "QvInvokeOptions.struct_size is " + std::to_string(given->struct_size) +
+                                             ", expected sizeof(QvInvokeOptions) (" +
+                                             std::to_string(sizeof(QvInvokeOptions)) + ")");
   const auto* bytes = reinterpret_cast<const unsigned char*>(given);
   for (size_t i = sizeof(QvInvokeOptions); i < given->struct_size; ++i)
-    Check(bytes[i] == 0, QV_ERR_INVALID_ARGUMENT,
-          "QvInvokeOptions sets fields this library (struct_size " + std::to_string(sizeof(QvInvokeOptions)) +
-              ") does not know");
-  Check(given->deadline_us >= 0, QV_ERR_INVALID_ARGUMENT,
-        "QvInvokeOptions.deadline_us is negative (" + std::to_string(given->deadline_us) + ")");
+    if (bytes[i] != 0)
+      throw Error(QV_ERR_INVALID_ARGUMENT, "QvInvokeOptions sets fields this library (struct_size " +
+                                               std::to_string(sizeof(QvInvokeOptions)) + ") does not know");
+  if (given->deadline_us < 0)
+    throw Error(QV_ERR_INVALID_ARGUMENT,
+                "QvInvokeOptions.deadline_us is negative (" + std::to_string(given->deadline_us) + ")");
   o.deadline_us = given->deadline_us;
   o.priority = given->priority;
   return o;

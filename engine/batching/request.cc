@@ -11,18 +11,21 @@ RequestPtr NewRequest(std::vector<NDArrayPtr> inputs, std::vector<NDArrayPtr> ou
   if (!inputs.empty() && !inputs[0]->shape().empty()) r->rows = inputs[0]->shape()[0];
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Shape& s = inputs[i]->shape();
-    if (merge_rows)
-      Check(!s.empty() && s[0] == r->rows, QV_ERR_SHAPE,
-            "input '" + input_names[i] + "' has shape " + ShapeToString(s) + ": with max_batch_size > 1 every input "
-            "needs the batch on axis 0, of the same length (" + std::to_string(r->rows) + ")");
+    // Every queued request passes here: the messages are built only when a check fails.
+    if (merge_rows && (s.empty() || s[0] != r->rows))
+      throw Error(QV_ERR_SHAPE, "input '" + input_names[i] + "' has shape " + ShapeToString(s) +
+                                    ": with max_batch_size > 1 every input needs the batch on axis 0, of the same "
+                                    "length (" + std::to_string(r->rows) + ")");
     r->group.push_back(s.empty() ? s : Shape(s.begin() + 1, s.end()));
   }
   if (merge_rows)
-    for (size_t k = 0; k < output_types.size(); ++k)
-      Check(!output_types[k].shape.empty() && output_types[k].shape[0] == r->rows, QV_ERR_SHAPE,
-            "output '" + output_names[k] + "' has shape " + ShapeToString(output_types[k].shape) +
-                " for an input batch of " + std::to_string(r->rows) +
-                ": max_batch_size > 1 needs outputs with the batch on axis 0");
+    for (size_t k = 0; k < output_types.size(); ++k) {
+      const Shape& s = output_types[k].shape;
+      if (s.empty() || s[0] != r->rows)
+        throw Error(QV_ERR_SHAPE, "output '" + output_names[k] + "' has shape " + ShapeToString(s) +
+                                      " for an input batch of " + std::to_string(r->rows) +
+                                      ": max_batch_size > 1 needs outputs with the batch on axis 0");
+    }
   r->inputs = std::move(inputs);
   r->outputs = std::move(outputs);
   return r;
