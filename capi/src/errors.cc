@@ -32,26 +32,6 @@ int StatusFromCurrentException() noexcept {
   }
 }
 
-uintptr_t NextHandleToken() {
-  static std::atomic<uintptr_t> next{1};
-  return next.fetch_add(1) * 16;
-}
-
-HandleTable<QvSymbolHandle, QvSymbol_>& Symbols() {
-  static auto* table = new HandleTable<QvSymbolHandle, QvSymbol_>();  // never destroyed: used until exit
-  return *table;
-}
-
-HandleTable<QvNDArrayHandle, NDArray>& Arrays() {
-  static auto* table = new HandleTable<QvNDArrayHandle, NDArray>();
-  return *table;
-}
-
-HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps() {
-  static auto* table = new HandleTable<QvCachedOpHandle, QvCachedOp_>();
-  return *table;
-}
-
 void Require(const void* pointer, const char* what) {
   if (pointer == nullptr) throw Error(QV_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
 }
