@@ -12,20 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "c_test_support.h"
 #include "qv_api_table.h"
 #include "quiver/c_api.h"
 
 #define THREADS 8
 #define RUNS 20
-
-/* data -> 3x3 convolution (8 filters) -> relu, no bias. */
-static const char *kJson =
-    "{\"nodes\":[{\"op\":\"null\",\"name\":\"data\",\"inputs\":[]},"
-    "{\"op\":\"null\",\"name\":\"w\",\"inputs\":[]},"
-    "{\"op\":\"Convolution\",\"name\":\"conv\",\"attrs\":{\"kernel\":\"(3, 3)\",\"pad\":\"(1, 1)\","
-    "\"num_filter\":\"8\",\"no_bias\":\"True\"},\"inputs\":[[0,0,0],[1,0,0]]},"
-    "{\"op\":\"Activation\",\"name\":\"relu\",\"attrs\":{\"act_type\":\"relu\"},\"inputs\":[[2,0,0]]}],"
-    "\"arg_nodes\":[0,1],\"heads\":[[3,0,0]]}";
 
 static Api api;
 static QvCachedOpHandle op;
@@ -58,16 +50,8 @@ static void *invoke_forever(void *arg) {
 /* One run, in a child process: load, start the threads, and exit while they invoke. */
 static void run_and_exit(const char *path) {
   if (!open_api(path, &api)) exit(1);
-  QvSymbolHandle sym;
-  QvNDArrayHandle weight;
-  const int64_t wshape[4] = {8, 8, 3, 3}, xshape[4] = {2, 8, 32, 32};
-  const char *names[1] = {"w"};
-  if (api.SymbolCreateFromJSON(kJson, &sym) || api.NDArrayCreate(wshape, 4, QV_CPU, 0, QV_FLOAT32, &weight) ||
-      api.NDArrayCreate(xshape, 4, QV_CPU, 0, QV_FLOAT32, &input) ||
-      api.CreateCachedOpEx(sym, 1, names, &weight, 0, NULL, NULL, &op, 1)) {
-    fprintf(stderr, "setup failed: %s\n", api.GetLastError());
-    exit(1);
-  }
+  const int64_t xshape[4] = {2, 8, 32, 32};
+  if (!create_conv_relu_model(&api, 8, xshape, &op, &input)) exit(1);
   pthread_t threads[THREADS];
   for (int i = 0; i < THREADS; ++i)
     if (pthread_create(&threads[i], NULL, invoke_forever, NULL) != 0) exit(1);

@@ -31,8 +31,9 @@ struct Reference {
 };
 
 // Runs `threads` threads; thread t submits inputs t, t + threads, ... one at a time and compares each
-// result with its own expected rows. Returns the number of wrong or failed results.
-int RunFromThreads(QvCachedOpHandle op, const Reference& ref, int threads, std::string* first_problem) {
+// result with its own expected rows. Checks that none was wrong or failed, naming the first problem.
+void CheckFromThreads(QvCachedOpHandle op, const Reference& ref, int threads) {
+  std::string first_problem;
   std::atomic<int> wrong{0};
   std::mutex mu;
   std::vector<std::thread> pool;
@@ -52,13 +53,14 @@ int RunFromThreads(QvCachedOpHandle op, const Reference& ref, int threads, std::
         }
         if (!problem.empty() && wrong.fetch_add(1) == 0) {
           std::lock_guard<std::mutex> lock(mu);
-          *first_problem = problem;
+          first_problem = problem;
         }
       }
     });
   }
   for (auto& th : pool) th.join();
-  return wrong.load();
+  INFO("first problem: " << first_problem);
+  CHECK(wrong.load() == 0);
 }
 
 }  // namespace
@@ -68,10 +70,7 @@ TEST_CASE("64 threads x 50 batch-1 requests through a batching op match unbatche
   const Reference ref(std::vector<std::vector<int64_t>>(64 * 50, {1, 3, 16, 16}), 7000);
   QvCachedOpHandle op =
       CreateTinyModel(1, {{"max_batch_size", "16"}, {"batch_timeout_us", "2000"}, {"max_inflight", "256"}});
-  std::string problem;
-  const int wrong = RunFromThreads(op, ref, 64, &problem);
-  INFO("first problem: " << problem);
-  CHECK(wrong == 0);
+  CheckFromThreads(op, ref, 64);
   FreeTinyModel(op);
 }
 
@@ -82,10 +81,7 @@ TEST_CASE("requests of different shapes and batch sizes are batched apart and st
   const Reference ref(shapes, 9000);
   QvCachedOpHandle op =
       CreateTinyModel(1, {{"max_batch_size", "8"}, {"batch_timeout_us", "1000"}, {"instances", "2"}});
-  std::string problem;
-  const int wrong = RunFromThreads(op, ref, 8, &problem);
-  INFO("first problem: " << problem);
-  CHECK(wrong == 0);
+  CheckFromThreads(op, ref, 8);
   FreeTinyModel(op);
 }
 
@@ -94,10 +90,7 @@ TEST_CASE("a full batch runs at once, without waiting for the timeout", "[capi][
   // 8 requests fill the batch; were they not merged, each would wait the 60 s timeout.
   QvCachedOpHandle op = CreateTinyModel(1, {{"max_batch_size", "8"}, {"batch_timeout_us", "60000000"}});
   const auto start = Clock::now();
-  std::string problem;
-  const int wrong = RunFromThreads(op, ref, 8, &problem);
-  INFO("first problem: " << problem);
-  CHECK(wrong == 0);
+  CheckFromThreads(op, ref, 8);
   CHECK(MillisSince(start) < 30000);
   FreeTinyModel(op);
 }
