@@ -12,11 +12,11 @@ import argparse
 import json
 import os
 import sys
-import threading
-import time
 
 import numpy as np
 import onnxruntime as ort
+
+from client_threads import run_clients
 
 
 def main() -> None:
@@ -46,39 +46,15 @@ def main() -> None:
         result["max_abs_diff_vs_mxnet"] = float(np.abs(got - expected).max())
 
     inputs = [np.random.default_rng(1234 + c).standard_normal(shape).astype(np.float32) for c in range(args.clients)]
-    latencies = [[] for _ in range(args.clients)]
-    finished = [0.0] * args.clients
-    barrier = threading.Barrier(args.clients + 1)
-    errors = []
-
-    def client(c: int) -> None:
-        try:
-            for _ in range(args.warmup):
-                session.run(None, {name: inputs[c]})
-        except Exception as error:  # reported below
-            errors.append(repr(error))
-        barrier.wait()
-        if errors:
-            return
-        for _ in range(args.iters):
-            t0 = time.perf_counter()
-            session.run(None, {name: inputs[c]})
-            latencies[c].append((time.perf_counter() - t0) * 1e3)
-        finished[c] = time.perf_counter()
-
-    threads = [threading.Thread(target=client, args=(c,)) for c in range(args.clients)]
-    for t in threads:
-        t.start()
-    barrier.wait()
-    start = time.perf_counter()
-    for t in threads:
-        t.join()
-    if errors:
-        sys.exit(f"ort_bench: {errors[0]}")
-    all_ms = np.concatenate([np.array(l) for l in latencies])
+    try:
+        seconds, wall = run_clients(args.clients, args.warmup, args.iters,
+                                    lambda c: session.run(None, {name: inputs[c]}))
+    except Exception as error:
+        sys.exit(f"ort_bench: {error!r}")
+    all_ms = np.array(seconds) * 1e3
     result.update({"p50_ms": float(np.percentile(all_ms, 50)), "p90_ms": float(np.percentile(all_ms, 90)),
                    "p99_ms": float(np.percentile(all_ms, 99)), "mean_ms": float(all_ms.mean()),
-                   "throughput_per_s": args.clients * args.iters / (max(finished) - start)})
+                   "throughput_per_s": args.clients * args.iters / wall})
     print(json.dumps(result))
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import threading
-import time
 
 import numpy as np
 
 import quiver
+from client_threads import run_clients
 
 
 def main() -> None:
@@ -31,30 +30,11 @@ def main() -> None:
     args = parser.parse_args()
 
     shape = (args.batch,) + tuple(int(d) for d in args.shape.split(","))
-    latencies: list = [[] for _ in range(args.clients)]
     with quiver.Predictor(args.prefix, args.epoch, input_descs=[quiver.DataDesc("data", shape)]) as predictor:
-        start_line = threading.Barrier(args.clients + 1)
+        inputs = [np.random.default_rng(c).standard_normal(shape).astype(np.float32) for c in range(args.clients)]
+        seconds, elapsed = run_clients(args.clients, args.warmup, args.iters, lambda c: predictor.predict(inputs[c]))
 
-        def client(index: int) -> None:
-            x = np.random.default_rng(index).standard_normal(shape).astype(np.float32)
-            for _ in range(args.warmup):
-                predictor.predict(x)
-            start_line.wait()
-            for _ in range(args.iters):
-                t0 = time.perf_counter()
-                predictor.predict(x)
-                latencies[index].append(time.perf_counter() - t0)
-
-        threads = [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
-        for t in threads:
-            t.start()
-        start_line.wait()
-        t0 = time.perf_counter()
-        for t in threads:
-            t.join()
-        elapsed = time.perf_counter() - t0
-
-    ms = np.array([x for per_client in latencies for x in per_client]) * 1e3
+    ms = np.array(seconds) * 1e3
     print(json.dumps({
         "engine": "quiver-python", "model": args.prefix.rsplit("/", 1)[-1], "batch": args.batch,
         "clients": args.clients, "iters": args.iters, "p50_ms": float(np.percentile(ms, 50)),

@@ -15,33 +15,20 @@ ORT_REQUIREMENTS=("onnxruntime==1.31.1" "numpy==2.4.6")
 # built against. --no-deps keeps the MXNet venv's numpy 1.23.5 in charge.
 EXPORT_REQUIREMENTS=("onnx==1.14.1" "protobuf==3.20.3" "typing_extensions==4.16.0")
 
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/../scripts/cached_venv.sh"
+CACHED_VENV_LOG=setup_ort_venv
 CACHE_DIR="${QUIVER_CACHE:-$HOME/.cache/quiver}"
 VENV="$CACHE_DIR/ort-venv"
 EXPORT_DIR="$CACHE_DIR/onnx-export"
-log() { echo "setup_ort_venv: $*" >&2; }
-unset PYTHONPATH PYTHONHOME PIP_REQUIRE_VIRTUALENV
-export PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 
-mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/ort-venv.lock"
-flock 9
-
-want="ort-venv: ${ORT_REQUIREMENTS[*]}"
-if [ "$(cat "$VENV/.quiver-stamp" 2>/dev/null)" != "$want" ] || ! "$VENV/bin/python" -c 'import onnxruntime' 2>/dev/null; then
-  log "creating $VENV"
-  rm -rf "$VENV"
-  "${QUIVER_PYTHON:-python3}" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q "${ORT_REQUIREMENTS[@]}" >&2
-  echo "$want" > "$VENV/.quiver-stamp"
-fi
-
-mxnet_python="$(bash "$(dirname "${BASH_SOURCE[0]}")/../scripts/setup_mxnet_venv.sh")"
-want="onnx-export: ${EXPORT_REQUIREMENTS[*]}"
-if [ "$(cat "$EXPORT_DIR/.quiver-stamp" 2>/dev/null)" != "$want" ]; then
-  log "installing ${EXPORT_REQUIREMENTS[*]} into $EXPORT_DIR"
-  rm -rf "$EXPORT_DIR"
+install_export() {
+  local mxnet_python
+  mxnet_python="$(bash "$HERE/../scripts/setup_mxnet_venv.sh")"
   "$mxnet_python" -m pip install -q --no-deps --target "$EXPORT_DIR" "${EXPORT_REQUIREMENTS[@]}" >&2
-  echo "$want" > "$EXPORT_DIR/.quiver-stamp"
-fi
-log "ready: $VENV, $EXPORT_DIR"
+}
+
+cached_venv "$VENV" "ort-venv: ${ORT_REQUIREMENTS[*]}" \
+  new_venv "$VENV" "${QUIVER_PYTHON:-python3}" "${ORT_REQUIREMENTS[@]}"
+cached_venv "$EXPORT_DIR" "onnx-export: ${EXPORT_REQUIREMENTS[*]}" install_export
 echo "$VENV/bin/python"

@@ -14,24 +14,14 @@ REQUIREMENTS=(
   "nvidia-cuda-runtime==13.0.96"
 )
 
-CACHE_DIR="${QUIVER_CACHE:-$HOME/.cache/quiver}"
-VENV="$CACHE_DIR/cuda-venv"
+source "$(dirname "${BASH_SOURCE[0]}")/cached_venv.sh"
+CACHED_VENV_LOG=setup_cuda_toolkit
+VENV="${QUIVER_CACHE:-$HOME/.cache/quiver}/cuda-venv"
 ROOT="$VENV/toolkit"
-STAMP="$VENV/.quiver-stamp"
-WANT_STAMP="quiver-cuda-venv: ${REQUIREMENTS[*]}"
 
-log() { echo "setup_cuda_toolkit: $*" >&2; }
-unset PYTHONPATH PYTHONHOME PIP_REQUIRE_VIRTUALENV
-export PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-
-mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/cuda-venv.lock"
-flock 9
-if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT_STAMP" ]; then
-  log "installing ${REQUIREMENTS[*]} into $VENV"
-  rm -rf "$VENV"
-  "${QUIVER_PYTHON:-python3}" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q "${REQUIREMENTS[@]}" >&2
+create() {
+  local nv cuda lib name
+  new_venv "$VENV" "${QUIVER_PYTHON:-python3}" "${REQUIREMENTS[@]}"
   nv="$("$VENV/bin/python" -c 'import os, nvidia; print(os.path.dirname(nvidia.__path__[0] + "/"))')"
   cuda="$nv/cu13"
   mkdir -p "$ROOT/targets/x86_64-linux/lib"
@@ -46,7 +36,7 @@ if [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$WANT_STAMP" ]; then
     ln -sfn "$lib" "$ROOT/targets/x86_64-linux/lib/$name"
     case "$name" in *.so.*) ln -sfn "$lib" "$ROOT/targets/x86_64-linux/lib/${name%%.so.*}.so" ;; esac
   done
-  echo "$WANT_STAMP" > "$STAMP"
-fi
-log "CUDA toolkit ready at $ROOT"
+}
+
+cached_venv "$VENV" "quiver-cuda-venv: ${REQUIREMENTS[*]}" create
 echo "$ROOT"

@@ -15,34 +15,16 @@ REQUIREMENTS=(
   "gluoncv==0.10.5.post0"
   "opencv-python==4.11.0.86"    # a GluonCV requirement; 4.12 needs numpy 2
 )
-CACHE_DIR="${QUIVER_CACHE:-$HOME/.cache/quiver}"
-VENV="$CACHE_DIR/gluoncv-venv"
-STAMP="$VENV/.quiver-stamp"
-WANT_STAMP="quiver-gluoncv-venv v1: ${REQUIREMENTS[*]}"
+source "$HERE/cached_venv.sh"
+CACHED_VENV_LOG=setup_gluoncv_venv
+VENV="${QUIVER_CACHE:-$HOME/.cache/quiver}/gluoncv-venv"
 
-log() { echo "setup_gluoncv_venv: $*" >&2; }
-unset PYTHONPATH PYTHONHOME PIP_REQUIRE_VIRTUALENV
-export PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+create() {
+  local base
+  base="$("$(bash "$HERE/setup_mxnet_venv.sh")" -c 'import sys; print(sys._base_executable)')"
+  new_venv "$VENV" "$base" "${REQUIREMENTS[@]}"
+  "$VENV/bin/python" -c 'import mxnet, gluoncv; assert mxnet.__version__ == "1.9.1"' >&2
+}
 
-fresh() { [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT_STAMP" ] && "$VENV/bin/python" -c 'import sys' 2>/dev/null; }
-if fresh; then
-  echo "$VENV/bin/python"
-  exit 0
-fi
-mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/gluoncv-venv.lock"
-flock 9
-if fresh; then
-  echo "$VENV/bin/python"
-  exit 0
-fi
-
-base="$("$("$HERE/setup_mxnet_venv.sh")" -c 'import sys; print(sys._base_executable)')"
-log "creating $VENV with $base"
-rm -rf "$VENV"
-"$base" -m venv "$VENV" >&2
-"$VENV/bin/python" -m pip install --progress-bar off -q "${REQUIREMENTS[@]}" >&2
-"$VENV/bin/python" -c 'import mxnet, gluoncv; assert mxnet.__version__ == "1.9.1"' >&2
-echo "$WANT_STAMP" >"$STAMP"
-log "venv ready at $VENV"
+cached_venv "$VENV" "quiver-gluoncv-venv v1: ${REQUIREMENTS[*]}" create
 echo "$VENV/bin/python"

@@ -16,29 +16,11 @@ REQUIREMENTS=(
   "swig==4.5.1"
 )
 
-CACHE_DIR="${QUIVER_CACHE:-$HOME/.cache/quiver}"
-VENV="$CACHE_DIR/python-venv"
-STAMP="$VENV/.quiver-stamp"
-WANT_STAMP="quiver-python-venv: ${REQUIREMENTS[*]}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/cached_venv.sh"
+CACHED_VENV_LOG=setup_python_venv
+VENV="${QUIVER_CACHE:-$HOME/.cache/quiver}/python-venv"
 
-log() { echo "setup_python_venv: $*" >&2; }
-unset PYTHONPATH PYTHONHOME PIP_REQUIRE_VIRTUALENV
-export PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1
-
-up_to_date() {
-  [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT_STAMP" ] && "$VENV/bin/python" -c 'import sys' 2>/dev/null
-}
-
-mkdir -p "$CACHE_DIR"
-exec 9>"$CACHE_DIR/python-venv.lock"
-flock 9
-if ! up_to_date; then
-  python="${QUIVER_PYTHON:-python3}"
-  log "creating $VENV with $("$python" --version 2>&1)"
-  rm -rf "$VENV"
-  "$python" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -q "${REQUIREMENTS[@]}" >&2
-  echo "$WANT_STAMP" > "$STAMP"
-fi
-log "venv ready at $VENV"
+cached_venv "$VENV" "quiver-python-venv: ${REQUIREMENTS[*]}" \
+  new_venv "$VENV" "${QUIVER_PYTHON:-python3}" "${REQUIREMENTS[@]}"
 echo "$VENV/bin/python"
