@@ -97,6 +97,7 @@ class Plan::Builder {
       bytes += static_cast<double>(values_[v].desc.get_size());
     }
     const int max_threads = ThreadsWorthUsing(flops, bytes);
+    kernel->Prepare(CpuBudget::Get().LeaseSize(max_threads));
     steps_.push_back({kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node, max_threads});
     plan_->kernels_.push_back(std::move(kernel));
     return step;

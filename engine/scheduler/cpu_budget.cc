@@ -68,16 +68,19 @@ CpuBudget::Lease CpuBudget::Acquire(int most) {
   std::unique_lock<std::mutex> lock(mu_);
   freed_.wait(lock, [&] { return free_ > 0; });
   const int share = std::max(1, total_ / std::max(participants_, 1));
-  int n = std::min({free_, share, std::max(most, 1)});
-  // Kernels keep one oneDNN primitive per thread count: powers of two (or the whole budget) keep
-  // those few.
-  if (n != total_) {
-    int pow2 = 1;
-    while (pow2 * 2 <= n) pow2 *= 2;
-    n = pow2;
-  }
+  const int n = LeaseSize(std::min({free_, share, most}));
   free_ -= n;
   return Lease(this, n);
+}
+
+int CpuBudget::LeaseSize(int wanted) const {
+  const int n = std::clamp(wanted, 1, total_);
+  // Kernels keep one oneDNN primitive per thread count: powers of two (or the whole budget) keep
+  // those few.
+  if (n == total_) return n;
+  int pow2 = 1;
+  while (pow2 * 2 <= n) pow2 *= 2;
+  return pow2;
 }
 
 void CpuBudget::Release(int n) {

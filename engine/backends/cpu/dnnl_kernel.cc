@@ -101,17 +101,22 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
 }
 
 DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args)
-    : make_(std::move(make)), args_(std::move(args)) {
-  variants_[omp_get_max_threads()] = Variant{dnnl::primitive(base.get()), base.scratchpad_desc()};
-}
+    : make_(std::move(make)), args_(std::move(args)), base_threads_(omp_get_max_threads()), base_(std::move(base)) {}
 
 const DnnlKernel::Variant& DnnlKernel::VariantFor(int threads) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = variants_.find(threads);
   if (it != variants_.end()) return it->second;
   SetComputeThreads(threads);
-  dnnl::primitive_desc_base pd = make_();
+  const dnnl::primitive_desc_base pd = threads == base_threads_ ? base_ : make_();
   return variants_[threads] = Variant{dnnl::primitive(pd.get()), pd.scratchpad_desc()};
+}
+
+void DnnlKernel::Prepare(int threads) const {
+  // The next kernels of the plan are chosen under the compile thread's count: leave it as it was.
+  const int before = omp_get_max_threads();
+  VariantFor(threads);
+  SetComputeThreads(before);
 }
 
 void DnnlKernel::Execute(const ExecArgs& exec) const {

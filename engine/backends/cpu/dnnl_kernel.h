@@ -38,11 +38,13 @@ class DnnlKernel : public Kernel {
  public:
   // `base` was made under the calling thread's current OpenMP thread count (plans are compiled with
   // the whole budget). `make` re-creates it with the concrete layouts `base` chose; it is called with
-  // OpenMP set to the thread count of the variant being made.
+  // OpenMP set to the thread count of the variant being made. Primitives (oneDNN's compiled code) are
+  // made only for the thread counts the kernel runs with.
   using MakePd = std::function<dnnl::primitive_desc_base()>;
 
   DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args);
   void Execute(const ExecArgs& args) const override;
+  void Prepare(int threads) const override;
 
  private:
   struct Variant {
@@ -53,6 +55,8 @@ class DnnlKernel : public Kernel {
 
   MakePd make_;
   std::unordered_map<int, ArgSource> args_;
+  const int base_threads_;                 // the thread count `base_` was made for
+  const dnnl::primitive_desc_base base_;  // that count's variant is made from it
   mutable std::mutex mu_;
   mutable std::map<int, Variant> variants_;
 };

@@ -43,6 +43,9 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void Execute(const ExecArgs& args) const = 0;
+  // Builds ahead what Execute with `threads` needs (at plan compile time, for the thread count the
+  // kernel gets when its invocation runs alone), so the first run does not.
+  virtual void Prepare(int /*threads*/) const {}
 };
 
 struct KernelBuild {
