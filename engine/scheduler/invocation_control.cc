@@ -33,7 +33,7 @@ Failure InvocationControl::Check() {
   Failure failure;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (state_ == State::kPending && ExpiredLocked(Clock::now())) finish = EndLocked(DeadlineFailure());
+    if (state_ == State::kPending && ExpiredNowLocked()) finish = EndLocked(DeadlineFailure());
     if (state_ == State::kEnded) failure = ended_with_;
   }
   if (finish) finish(failure);
@@ -53,7 +53,7 @@ bool InvocationControl::Alive(Clock::time_point now) const {
 bool InvocationControl::Claim() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (state_ == State::kPending && !ExpiredLocked(Clock::now())) {
+    if (state_ == State::kPending && !ExpiredNowLocked()) {
       state_ = State::kClaimed;
       return true;
     }
@@ -75,7 +75,7 @@ void InvocationControl::Finish(const Failure& failure) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ == State::kEnded) return;
-    const bool late = state_ == State::kPending && ExpiredLocked(Clock::now());
+    const bool late = state_ == State::kPending && ExpiredNowLocked();
     finish = EndLocked(late ? DeadlineFailure() : failure);
     reported = ended_with_;
   }
@@ -91,6 +91,9 @@ InvocationControl::Finisher InvocationControl::EndLocked(const Failure& failure)
 }
 
 bool InvocationControl::ExpiredLocked(Clock::time_point now) const { return has_deadline_ && now >= deadline_; }
+
+// Reads the clock only when there is a deadline: Check runs before every operator.
+bool InvocationControl::ExpiredNowLocked() const { return has_deadline_ && ExpiredLocked(Clock::now()); }
 
 Failure InvocationControl::DeadlineFailure() const {
   return {QV_ERR_DEADLINE_EXCEEDED,

@@ -53,6 +53,7 @@ class InvocationControl {
   // Ends the invocation (the caller holds mu_); returns the finisher to call once mu_ is released.
   Finisher EndLocked(const Failure& failure);
   bool ExpiredLocked(Clock::time_point now) const;
+  bool ExpiredNowLocked() const;
   Failure DeadlineFailure() const;
 
   const int64_t deadline_us_;
