@@ -1,5 +1,7 @@
 #include "ops/softmax.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace qv {
@@ -15,6 +17,21 @@ SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& x) {
     Check(axis >= 0 && axis < ndim, Status::kShape, attrs.Where() + "axis out of range for " + ShapeToString(x));
     g.temperature = attrs.GetFloat("temperature", 1.0);
     Check(g.temperature > 0, Status::kParse, attrs.Where() + "temperature must be positive");
+  } else if (attrs.op() == "SoftmaxActivation") {
+    const std::string mode = attrs.GetString("mode", "instance");
+    if (mode == "channel") {
+      // (N, C, rest...): a C-way softmax at each position of each instance.
+      Check(ndim >= 3, Status::kShape, attrs.Where() + "mode 'channel' needs at least 3 dimensions, got " +
+                                           ShapeToString(x));
+      axis = 1;
+    } else {
+      Check(mode == "instance", Status::kParse,
+            attrs.Where() + "mode '" + mode + "' is not 'instance' or 'channel'");
+      // (N, rest...) flattened to (N, rest): one softmax per instance.
+      g.outer = x[0];
+      g.axis = ElementCount(x) / std::max<int64_t>(x[0], 1);
+      return g;
+    }
   } else if (attrs.GetBool("multi_output", false)) {
     Check(ndim >= 2, Status::kShape, attrs.Where() + "multi_output needs at least 2 dimensions");
     axis = 1;
@@ -50,7 +67,7 @@ class SoftmaxOutputOp : public SoftmaxOp {
   std::vector<int> UnusedInputs(const Attrs&) const override { return {1}; }
 };
 
-const OpRegistrar kSoftmax({{"softmax"}}, new SoftmaxOp);
+const OpRegistrar kSoftmax({{"softmax"}, {"SoftmaxActivation"}}, new SoftmaxOp);
 const OpRegistrar kSoftmaxOutput({{"SoftmaxOutput", {"Softmax"}}}, new SoftmaxOutputOp);
 
 }  // namespace
