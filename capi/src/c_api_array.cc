@@ -15,15 +15,15 @@ NDArrayPtr ArrayOf(QvNDArrayHandle h, const char* what) { return Arrays().Get(h,
 namespace {
 
 Shape ShapeFrom(const int64_t* shape, uint32_t ndim) {
-  Check(ndim <= 32, QV_ERR_SHAPE, std::to_string(ndim) + " dimensions exceed the supported 32");
+  Check(ndim <= 32, Status::kShape, std::to_string(ndim) + " dimensions exceed the supported 32");
   if (ndim > 0) capi::Require(shape, "shape");
   Shape s(shape, shape + ndim);
-  for (int64_t d : s) Check(d >= 0, QV_ERR_SHAPE, "negative dimension in shape " + ShapeToString(s));
+  for (int64_t d : s) Check(d >= 0, Status::kShape, "negative dimension in shape " + ShapeToString(s));
   return s;
 }
 
 void CheckBytes(const NDArray& a, size_t nbytes) {
-  Check(nbytes == a.nbytes(), QV_ERR_INVALID_ARGUMENT,
+  Check(nbytes == a.nbytes(), Status::kInvalidArgument,
         "nbytes is " + std::to_string(nbytes) + " but the array " + ShapeToString(a.shape()) + " " +
             DTypeName(a.dtype()) + " holds " + std::to_string(a.nbytes()));
 }
@@ -64,9 +64,9 @@ int QvNDArrayCreate(const int64_t* shape, uint32_t ndim, int dev_type, int dev_i
     capi::Require(out, "out");
     const Shape s = ShapeFrom(shape, ndim);
     const DType t = DTypeFromCode(dtype);
-    Check(dev_type == QV_CPU || dev_type == QV_GPU, QV_ERR_INVALID_ARGUMENT,
+    Check(dev_type == QV_CPU || dev_type == QV_GPU, Status::kInvalidArgument,
           "unknown device type " + std::to_string(dev_type));
-    *out = capi::NewHandle(NDArray::Create(s, t, Device{dev_type, dev_id}));
+    *out = capi::NewHandle(NDArray::Create(s, t, Device{static_cast<DeviceType>(dev_type), dev_id}));
   });
 }
 
@@ -120,7 +120,7 @@ int QvNDArrayGetDevice(QvNDArrayHandle a, int* dev_type, int* dev_id) {
     const NDArrayPtr& arr = capi::ArrayOf(a, "array");
     capi::Require(dev_type, "dev_type");
     capi::Require(dev_id, "dev_id");
-    *dev_type = arr->device().type;
+    *dev_type = static_cast<int>(arr->device().type);
     *dev_id = arr->device().id;
   });
 }
@@ -129,7 +129,7 @@ int QvNDArrayGetData(QvNDArrayHandle a, void** data) {
   return capi::Guard([&] {
     const NDArrayPtr& arr = capi::ArrayOf(a, "array");
     capi::Require(data, "data");
-    Check(arr->device().type == QV_CPU, QV_ERR_DEVICE,
+    Check(arr->device().is_cpu(), Status::kDevice,
           "QvNDArrayGetData reads CPU arrays only; this array is on " + arr->device().ToString());
     *data = arr->data();
   });
@@ -175,10 +175,7 @@ int QvNDArrayWaitToRead(QvNDArrayHandle a) {
   const int guard = capi::Guard([&] {
     const NDArrayPtr& arr = capi::ArrayOf(a, "array");
     const Failure f = Engine::Get().WaitToRead(arr->var());
-    if (!f.ok()) {
-      capi::SetLastError(f.message);
-      status = f.status;
-    }
+    status = capi::ReportFailure(f);
   });
   return guard != QV_OK ? guard : status;
 }
@@ -189,8 +186,7 @@ int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle, int, v
     capi::Require(reinterpret_cast<const void*>(callback), "callback");
     capi::Arrays().Retain(a, "array");  // `a` stays valid for the callback even if freed before it runs
     Engine::Get().OnReady(arr->var(), [a, callback, user](const Failure& f) {
-      if (!f.ok()) capi::SetLastError(f.message);
-      callback(a, f.status, user);
+      callback(a, capi::ReportFailure(f), user);
       capi::Arrays().Release(a);
     });
   });

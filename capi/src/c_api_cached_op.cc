@@ -18,16 +18,16 @@ InvokeOptions ReadInvokeOptions(const QvInvokeOptions* given) {
   const size_t v1_size = offsetof(QvInvokeOptions, priority) + sizeof(given->priority);
   // Every invocation passes here: the messages are built only when a check fails.
   if (given->struct_size < v1_size)
-    throw Error(QV_ERR_INVALID_ARGUMENT, "QvInvokeOptions.struct_size is " + std::to_string(given->struct_size) +
+    throw Error(Status::kInvalidArgument, "QvInvokeOptions.struct_size is " + std::to_string(given->struct_size) +
                                              ", expected sizeof(QvInvokeOptions) (" +
                                              std::to_string(sizeof(QvInvokeOptions)) + ")");
   const auto* bytes = reinterpret_cast<const unsigned char*>(given);
   for (size_t i = sizeof(QvInvokeOptions); i < given->struct_size; ++i)
     if (bytes[i] != 0)
-      throw Error(QV_ERR_INVALID_ARGUMENT, "QvInvokeOptions sets fields this library (struct_size " +
+      throw Error(Status::kInvalidArgument, "QvInvokeOptions sets fields this library (struct_size " +
                                                std::to_string(sizeof(QvInvokeOptions)) + ") does not know");
   if (given->deadline_us < 0)
-    throw Error(QV_ERR_INVALID_ARGUMENT,
+    throw Error(Status::kInvalidArgument,
                 "QvInvokeOptions.deadline_us is negative (" + std::to_string(given->deadline_us) + ")");
   o.deadline_us = given->deadline_us;
   o.priority = given->priority;
@@ -67,7 +67,7 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
   return capi::Guard([&] {
     const std::shared_ptr<QvSymbol_> symbol = capi::Symbols().Get(sym, "symbol");
     capi::Require(out, "out");
-    Check(num_flags >= 0, QV_ERR_INVALID_ARGUMENT, "num_flags is negative (" + std::to_string(num_flags) + ")");
+    Check(num_flags >= 0, Status::kInvalidArgument, "num_flags is negative (" + std::to_string(num_flags) + ")");
     if (num_params > 0) {
       capi::Require(param_names, "param_names");
       capi::Require(params, "params");

@@ -2,7 +2,7 @@
 //
 // A handle's value is a token, never a pointer the runtime dereferences: tokens are drawn from one
 // process-wide counter and never reused, so a freed, double-freed or made-up handle is recognised and
-// refused (QV_ERR_INVALID_ARGUMENT) instead of touching freed memory, and a stale handle can never
+// refused (Status::kInvalidArgument) instead of touching freed memory, and a stale handle can never
 // alias a newer object. Lookups return a strong reference, so an object stays alive for the whole call
 // that looked it up even if another thread frees its handle meanwhile.
 #pragma once
@@ -33,7 +33,7 @@ class HandleTable {
     return h;
   }
 
-  // The object behind a live handle; throws QV_ERR_INVALID_ARGUMENT naming `what` for NULL or a handle
+  // The object behind a live handle; throws Status::kInvalidArgument naming `what` for NULL or a handle
   // that is not live.
   std::shared_ptr<Object> Get(Handle h, const char* what) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -74,7 +74,7 @@ class HandleTable {
     std::ostringstream text;
     text << what << " handle " << static_cast<const void*>(h)
          << " is not live: it was already freed, or was never returned by Quiver";
-    return Error(QV_ERR_INVALID_ARGUMENT, text.str());
+    return Error(Status::kInvalidArgument, text.str());
   }
 
   // Drops one hold (the caller holds mu_); after the last, removes the entry and returns the object
@@ -88,7 +88,7 @@ class HandleTable {
   }
 
   typename Map::iterator Find(Handle h, const char* what) {
-    if (h == nullptr) throw Error(QV_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+    if (h == nullptr) throw Error(Status::kInvalidArgument, std::string(what) + " is NULL");
     auto it = entries_.find(h);
     if (it == entries_.end()) throw NotLive(h, what);
     return it;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cachedop/cached_op.h"
+#include "quiver/c_api.h"
 #include "common/error.h"
 #include "graph/graph.h"
 #include "handle_table.h"
@@ -14,7 +15,7 @@
 
 namespace qv::capi {
 
-void Require(const void* pointer, const char* what);  // QV_ERR_INVALID_ARGUMENT naming it if null
+void Require(const void* pointer, const char* what);  // Status::kInvalidArgument naming it if null
 
 // A list of names as the C API hands it out: pointers into strings that outlive the list.
 class NameList {
@@ -58,9 +59,13 @@ HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps();
 void SetLastError(const std::string& message);
 
 QvNDArrayHandle NewHandle(NDArrayPtr array);
-// The array behind a live handle (QV_ERR_INVALID_ARGUMENT naming `what` otherwise).
+// The array behind a live handle (Status::kInvalidArgument naming `what` otherwise).
 NDArrayPtr ArrayOf(QvNDArrayHandle h, const char* what);
 
+// The public code for an engine status.
+QvStatus ToQvStatus(Status status);
+// Records a failure's message as the last error (if it is one) and returns its public code.
+int ReportFailure(const Failure& failure);
 int StatusFromCurrentException() noexcept;
 
 // Runs `body`, returning QV_OK, or the status of what it threw (recording the message).

@@ -1,7 +1,5 @@
 #include "batching/batch_runner.h"
 
-#include <cstring>
-
 #include "common/error.h"
 
 namespace qv {
@@ -36,10 +34,10 @@ void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
     char* const begin = static_cast<char*>(buffers.back().data());
     char* dst = begin;
     for (const auto& r : live) {
-      std::memcpy(dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
+      memory_.Copy(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
       dst += r->inputs[i]->nbytes();
     }
-    std::memset(dst, 0, bytes - static_cast<size_t>(dst - begin));  // the padding rows
+    memory_.SetZero(device_, dst, bytes - static_cast<size_t>(dst - begin));  // the padding rows
     in_ptrs.push_back(begin);
   }
   std::vector<void*> out_ptrs;
@@ -52,7 +50,7 @@ void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
     const auto now = Request::Clock::now();
     for (const auto& r : live)
       if (r->control->Alive(now)) return;
-    throw Error(QV_ERR_CANCELLED, "every request of the batch was cancelled or passed its deadline");
+    throw Error(Status::kCancelled, "every request of the batch was cancelled or passed its deadline");
   });
 
   std::vector<const char*> src;
@@ -61,7 +59,7 @@ void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
     const bool deliver = r->control->Claim();
     for (size_t k = 0; k < src.size(); ++k) {
       const size_t bytes = r->outputs[k]->nbytes();
-      if (deliver) std::memcpy(r->outputs[k]->data(), src[k], bytes);
+      if (deliver) memory_.Copy(device_, r->outputs[k]->data(), src[k], bytes);
       src[k] += bytes;
     }
     if (deliver) r->control->Finish({});

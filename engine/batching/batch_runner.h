@@ -11,7 +11,8 @@
 
 #include "batching/batching_options.h"
 #include "batching/request.h"
-#include "cachedop/plan.h"
+#include "plan/plan.h"
+#include "tensor/device_memory.h"
 #include "tensor/storage_pool.h"
 
 namespace qv {
@@ -21,7 +22,10 @@ using PlanSource = std::function<std::shared_ptr<const Plan>(const std::vector<T
 
 class BatchRunner {
  public:
-  BatchRunner(BatchingOptions options, PlanSource plans) : options_(std::move(options)), plans_(std::move(plans)) {}
+  // Requests' arrays, the merged buffers and the plans are all on `device`.
+  BatchRunner(BatchingOptions options, PlanSource plans, const Device& device)
+      : options_(std::move(options)), plans_(std::move(plans)), device_(device), memory_(DeviceMemoryOf(device)),
+        buffers_(device) {}
 
   // Thread-safe. Never throws: a failure ends every request of the batch that has not ended with that
   // failure.
@@ -32,6 +36,8 @@ class BatchRunner {
 
   const BatchingOptions options_;
   const PlanSource plans_;
+  const Device device_;
+  const DeviceMemory& memory_;
   StoragePool buffers_;
 };
 

@@ -56,7 +56,7 @@ void BatchScheduler::Drain() {
 void BatchScheduler::Submit(RequestPtr request) {
   std::unique_ptr<CountedSlot> slot = CountedSlot::TryTake(&state_->queued, state_->options.max_queue);
   if (!slot)
-    throw Error(QV_ERR_BUSY, "max_queue (" + std::to_string(state_->options.max_queue) +
+    throw Error(Status::kBusy, "max_queue (" + std::to_string(state_->options.max_queue) +
                                  ") requests are already queued on this op");
   // The slot's deleter holds the state (whose counter the slot points into) alive as long as the slot.
   request->queue_slot = std::shared_ptr<CountedSlot>(slot.release(), [s = state_](CountedSlot* p) { delete p; });

@@ -29,7 +29,7 @@ class BatchScheduler {
   BatchScheduler(const BatchScheduler&) = delete;
   BatchScheduler& operator=(const BatchScheduler&) = delete;
 
-  // Admits `request` (QV_ERR_BUSY when max_queue requests are queued already) and queues it once the
+  // Admits `request` (Status::kBusy when max_queue requests are queued already) and queues it once the
   // engine has finished the pending writes to its inputs. Its outputs stay unreadable until it ends.
   void Submit(RequestPtr request);
   // From now on queued requests run without waiting for batch_timeout_us: no more will join them.

@@ -14,7 +14,7 @@ struct BatchingOptions {
   int instances = 1;
   int max_queue = 1024;
 
-  // Takes one flag; false if `key` is not a scheduling flag. Throws QV_ERR_INVALID_ARGUMENT for a
+  // Takes one flag; false if `key` is not a scheduling flag. Throws Status::kInvalidArgument for a
   // value out of range.
   bool Parse(const std::string& key, const std::string& value);
 

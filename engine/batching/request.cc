@@ -13,7 +13,7 @@ RequestPtr NewRequest(std::vector<NDArrayPtr> inputs, std::vector<NDArrayPtr> ou
     const Shape& s = inputs[i]->shape();
     // Every queued request passes here: the messages are built only when a check fails.
     if (merge_rows && (s.empty() || s[0] != r->rows))
-      throw Error(QV_ERR_SHAPE, "input '" + input_names[i] + "' has shape " + ShapeToString(s) +
+      throw Error(Status::kShape, "input '" + input_names[i] + "' has shape " + ShapeToString(s) +
                                     ": with max_batch_size > 1 every input needs the batch on axis 0, of the same "
                                     "length (" + std::to_string(r->rows) + ")");
     r->group.push_back(s.empty() ? s : Shape(s.begin() + 1, s.end()));
@@ -22,7 +22,7 @@ RequestPtr NewRequest(std::vector<NDArrayPtr> inputs, std::vector<NDArrayPtr> ou
     for (size_t k = 0; k < output_types.size(); ++k) {
       const Shape& s = output_types[k].shape;
       if (s.empty() || s[0] != r->rows)
-        throw Error(QV_ERR_SHAPE, "output '" + output_names[k] + "' has shape " + ShapeToString(s) +
+        throw Error(Status::kShape, "output '" + output_names[k] + "' has shape " + ShapeToString(s) +
                                       " for an input batch of " + std::to_string(r->rows) +
                                       ": max_batch_size > 1 needs outputs with the batch on axis 0");
     }

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/counted_slot.h"
-#include "ops/op.h"
+#include "tensor/tensor_type.h"
 #include "scheduler/invocation_control.h"
 #include "tensor/ndarray.h"
 
@@ -32,7 +32,7 @@ using RequestPtr = std::shared_ptr<Request>;
 
 // A request over validated inputs and outputs. With `merge_rows` (max_batch_size > 1), checks that
 // its rows can share a run: every input has the same axis-0 length and every output type
-// (`output_types`, as compiled for these inputs) has it too; else QV_ERR_SHAPE naming the array.
+// (`output_types`, as compiled for these inputs) has it too; else Status::kShape naming the array.
 RequestPtr NewRequest(std::vector<NDArrayPtr> inputs, std::vector<NDArrayPtr> outputs,
                       const std::vector<std::string>& input_names, const std::vector<std::string>& output_names,
                       const std::vector<TensorType>& output_types, bool merge_rows);

@@ -5,7 +5,6 @@
 #include "common/flags.h"
 #include "graph/graph_check.h"
 #include "scheduler/invocation_control.h"
-#include "tensor/device_memory.h"
 
 namespace qv {
 namespace {
@@ -13,7 +12,7 @@ namespace {
 bool ParseBoolFlag(const std::string& key, const std::string& value) {
   if (value == "true" || value == "True" || value == "1") return true;
   if (value == "false" || value == "False" || value == "0") return false;
-  throw Error(QV_ERR_INVALID_ARGUMENT, "flag '" + key + "' = '" + value + "' is not true or false");
+  throw Error(Status::kInvalidArgument, "flag '" + key + "' = '" + value + "' is not true or false");
 }
 
 // "data:(1,3,224,224);other:(2,5)"
@@ -25,7 +24,7 @@ std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
     if (end == std::string::npos) end = text.size();
     const std::string part = text.substr(start, end - start);
     const auto bad = [&] {
-      return Error(QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
+      return Error(Status::kInvalidArgument, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
     };
     const size_t colon = part.find(':'), open = part.find('(', colon), close = part.rfind(')');
     if (colon == std::string::npos || colon == 0 || open == std::string::npos || close == std::string::npos ||
@@ -55,9 +54,9 @@ std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
 
 // Parameters that kernels read only in their own layouts: the weights of Convolution and
 // FullyConnected, when nothing else reads them.
-std::vector<int> PackableParameters(const BoundGraph& g) {
+std::vector<int> PackableParameters(const BoundGraph& g, const ConstantMap& constants) {
   std::map<int, bool> packable;
-  for (const auto& [id, array] : g.constants) packable[id] = true;
+  for (const auto& [id, constant] : constants) packable[id] = true;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& node = g.graph.nodes[id];
     const bool weight_reader = node.op == "Convolution" || node.op == "FullyConnected";
@@ -67,7 +66,7 @@ std::vector<int> PackableParameters(const BoundGraph& g) {
   for (const NodeEntry& out : g.graph.outputs) packable[out.node] = false;
   std::vector<int> ids;
   for (const auto& [id, ok] : packable)
-    if (ok && g.constants.count(id)) ids.push_back(id);
+    if (ok && constants.count(id)) ids.push_back(id);
   return ids;
 }
 
@@ -90,29 +89,29 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
     } else if (key == "data_shapes") {
       o.data_shapes = ParseDataShapes(value);
     } else if (!o.batching.Parse(key, value)) {
-      throw Error(QV_ERR_INVALID_ARGUMENT,
+      throw Error(Status::kInvalidArgument,
                   "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, "
                   "max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
-  Check(!o.static_shape || o.batching.max_batch_size == 1, QV_ERR_INVALID_ARGUMENT,
+  Check(!o.static_shape || o.batching.max_batch_size == 1, Status::kInvalidArgument,
         "flag 'max_batch_size' > 1 merges requests into new shapes, which 'static_shape' = 'true' forbids");
-  if (o.device.type == QV_CPU)
-    Check(o.device.id == 0, QV_ERR_DEVICE, "device " + o.device.ToString() + " does not exist (only cpu(0))");
-  else
-    device_memory::Require(o.device);
+  FindBackend(o.device).RequireDevice(o.device);
   return o;
 }
 
-CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
+CachedOp::CachedOp(BoundGraph graph, ConstantMap constants, const Backend& backend, CachedOpOptions options)
     : graph_(std::move(graph)),
       options_(std::move(options)),
-      packable_(PackableParameters(graph_)),
+      backend_(backend),
+      constants_(std::move(constants)),
+      store_(backend.NewConstantStore()),
+      packable_(PackableParameters(graph_, constants_)),
       serial_var_(Engine::Get().NewVar()) {
   if (!options_.batching.enabled) return;
   // Batches hold requests, which hold the op: `this` outlives every run.
   batch_runner_ = std::make_unique<BatchRunner>(
-      options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); });
+      options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); }, options_.device);
   scheduler_ = std::make_unique<BatchScheduler>(
       options_.batching, [this](const std::vector<RequestPtr>& batch) { batch_runner_->Run(batch); },
       options_.thread_safe ? nullptr : serial_var_);
@@ -121,28 +120,31 @@ CachedOp::CachedOp(BoundGraph graph, CachedOpOptions options)
 std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
                                            const CachedOpOptions& options) {
   CheckGraphOperators(graph);
+  const Backend& backend = FindBackend(options.device);
   BoundGraph bound = BindParameters(graph, params);
-  Optimize(bound);
+  Optimize(bound, backend.fusions());
   for (int id : TopologicalOrder(bound.graph)) {
     const Node& node = bound.graph.nodes[id];
-    // The CUDA backend has no kernels yet (issue 7): on a GPU every operator is refused here, by name.
-    const bool has_kernel = options.device.type == QV_CPU && cpu::FindCpuKernel(node.op) != nullptr;
-    Check(node.is_variable() || has_kernel, QV_ERR_UNSUPPORTED,
+    Check(node.is_variable() || backend.Supports(node.op), Status::kUnsupported,
           "node '" + node.name + "': operator '" + node.op + "' has no kernel on " + options.device.ToString());
   }
   for (const auto& [name, shape] : options.data_shapes) {
     bool known = false;
     for (const auto& input : bound.input_names) known = known || input == name;
-    Check(known, QV_ERR_NOT_FOUND, "flag 'data_shapes' names '" + name + "', which is not a data input");
+    Check(known, Status::kNotFound, "flag 'data_shapes' names '" + name + "', which is not a data input");
   }
-  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), options));
+  // From here on the op holds its parameters as constants, which backends may pack.
+  ConstantMap constants;
+  for (const auto& [id, array] : bound.constants) constants[id] = std::make_shared<const Constant>(array);
+  bound.constants.clear();
+  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), std::move(constants), backend, options));
   if (!options.data_shapes.empty()) {
     std::vector<TensorType> types;
     for (const auto& name : op->input_names()) {
       auto it = options.data_shapes.find(name);
-      Check(it != options.data_shapes.end(), QV_ERR_INVALID_ARGUMENT, "flag 'data_shapes' lacks input '" + name + "'");
+      Check(it != options.data_shapes.end(), Status::kInvalidArgument, "flag 'data_shapes' lacks input '" + name + "'");
       for (int64_t d : it->second)
-        Check(d > 0, QV_ERR_SHAPE, "flag 'data_shapes': input '" + name + "' has an empty dimension in " +
+        Check(d > 0, Status::kShape, "flag 'data_shapes': input '" + name + "' has an empty dimension in " +
                                        ShapeToString(it->second));
       types.push_back({it->second, DType::kFloat32});
     }
@@ -159,7 +161,7 @@ std::shared_ptr<const Plan> CachedOp::FindPlan(const std::vector<Shape>& key) {
     std::string expected, got;
     for (const auto& s : plans_.begin()->first) expected += ShapeToString(s) + " ";
     for (const auto& s : key) got += ShapeToString(s) + " ";
-    throw Error(QV_ERR_SHAPE, "static_shape op was compiled for input shapes " + expected + "and cannot take " + got);
+    throw Error(Status::kShape, "static_shape op was compiled for input shapes " + expected + "and cannot take " + got);
   }
   return nullptr;
 }
@@ -171,27 +173,28 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   // Compiling takes a while: invocations whose plan exists go on meanwhile; compilations queue.
   std::lock_guard<std::mutex> compiling(compile_mu_);
   if (auto plan = FindPlan(key)) return plan;
-  std::shared_ptr<const Plan> plan = Plan::Compile(graph_, types, constants_);
+  std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device, *store_);
   {
     std::lock_guard<std::mutex> lock(plans_mu_);
     plans_[key] = plan;
   }
   // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
-  for (int id : packable_) graph_.constants[id] = constants_.Repack(graph_.constants[id]);
+  for (int id : packable_) constants_[id] = store_->Repack(constants_[id]);
   return plan;
 }
 
 void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
-  Check(inputs.size() == input_names().size(), QV_ERR_INVALID_ARGUMENT,
+  Check(inputs.size() == input_names().size(), Status::kInvalidArgument,
         "expected " + std::to_string(input_names().size()) + " inputs, got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const NDArray& a = *inputs[i];
     const std::string what = "input '" + input_names()[i] + "'";
-    Check(a.dtype() == DType::kFloat32, QV_ERR_SHAPE,
+    Check(a.dtype() == DType::kFloat32, Status::kShape,
           what + " is " + DTypeName(a.dtype()) + ", expected float32");
-    Check(a.device().type == QV_CPU, QV_ERR_DEVICE, what + " is on " + a.device().ToString() + ", expected cpu");
+    Check(a.device().type == options_.device.type, Status::kDevice,
+          what + " is on " + a.device().ToString() + ", expected " + options_.device.ToString());
     for (int64_t d : a.shape())
-      Check(d > 0, QV_ERR_SHAPE, what + " has shape " + ShapeToString(a.shape()) + " with an empty dimension");
+      Check(d > 0, Status::kShape, what + " has shape " + ShapeToString(a.shape()) + " with an empty dimension");
   }
 }
 
@@ -211,22 +214,22 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   if (outputs->empty()) {
     for (const auto& t : out_types) outputs->push_back(NDArray::Create(t.shape, t.dtype));
   } else {
-    Check(outputs->size() == out_types.size(), QV_ERR_INVALID_ARGUMENT,
+    Check(outputs->size() == out_types.size(), Status::kInvalidArgument,
           "expected " + std::to_string(out_types.size()) + " outputs, got " + std::to_string(outputs->size()));
     for (size_t k = 0; k < out_types.size(); ++k) {
       const NDArray& o = *(*outputs)[k];
-      Check(o.shape() == out_types[k].shape && o.dtype() == out_types[k].dtype, QV_ERR_SHAPE,
+      Check(o.shape() == out_types[k].shape && o.dtype() == out_types[k].dtype, Status::kShape,
             "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) +
                 ", expected " + ShapeToString(out_types[k].shape) + " float32");
       for (const auto& in : inputs)
-        Check(in->storage() != o.storage(), QV_ERR_INVALID_ARGUMENT,
+        Check(in->storage() != o.storage(), Status::kInvalidArgument,
               "output '" + output_names()[k] + "' shares memory with an input");
     }
   }
 
   std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
   if (!slot)
-    throw Error(QV_ERR_BUSY, "max_inflight (" + std::to_string(options_.max_inflight) +
+    throw Error(Status::kBusy, "max_inflight (" + std::to_string(options_.max_inflight) +
                                  ") invocations are already in flight");
 
   if (scheduler_) {

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/constant_cache.h"
+#include "backends/backend.h"
 #include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
-#include "cachedop/plan.h"
+#include "plan/plan.h"
 #include "common/device.h"
 #include "graph/bound_graph.h"
 
@@ -27,7 +27,7 @@ struct CachedOpOptions {
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 
-  // From the C API's string flags; unknown keys and bad values throw QV_ERR_INVALID_ARGUMENT.
+  // From the C API's string flags; unknown keys and bad values throw Status::kInvalidArgument.
   static CachedOpOptions Parse(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe);
 };
 
@@ -47,14 +47,14 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
 
   // Validates inputs, finds or compiles the plan, and pushes the computation (to the request queue,
   // if the op has one). `outputs` empty: allocates them; else they must match the plan's output
-  // types. Throws on bad input or QV_ERR_BUSY. The outputs' producer() cancels the invocation.
+  // types. Throws on bad input or Status::kBusy. The outputs' producer() cancels the invocation.
   void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
               const InvokeOptions& request = {});
   // The op's handle is gone: queued requests run without waiting for others to join their batch.
   void DrainQueue();
 
  private:
-  CachedOp(BoundGraph graph, CachedOpOptions options);
+  CachedOp(BoundGraph graph, ConstantMap constants, const Backend& backend, CachedOpOptions options);
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
@@ -62,9 +62,11 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
 
   BoundGraph graph_;
   CachedOpOptions options_;
-  cpu::ConstantCache constants_;
+  const Backend& backend_;
+  ConstantMap constants_;  // the parameters, plain or packed by store_
+  std::unique_ptr<ConstantStore> store_;
   std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
-  std::mutex compile_mu_;  // one compilation at a time; guards graph_ and constants_
+  std::mutex compile_mu_;  // one compilation at a time; guards constants_ and store_
   std::mutex plans_mu_;    // guards plans_
   std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
   std::atomic<int> inflight_{0};

@@ -8,14 +8,14 @@ namespace qv {
 
 Device ParseDevice(const std::string& text) {
   const auto bad = [&] {
-    return Error(QV_ERR_INVALID_ARGUMENT, "bad device '" + text + "': expected cpu, cpu(0) or gpu(N)");
+    return Error(Status::kInvalidArgument, "bad device '" + text + "': expected cpu, cpu(0) or gpu(N)");
   };
   std::string s;
   for (char c : text)
     if (!std::isspace(static_cast<unsigned char>(c))) s += c;
   Device d;
-  if (s.rfind("cpu", 0) == 0) d.type = QV_CPU;
-  else if (s.rfind("gpu", 0) == 0) d.type = QV_GPU;
+  if (s.rfind("cpu", 0) == 0) d.type = DeviceType::kCpu;
+  else if (s.rfind("gpu", 0) == 0) d.type = DeviceType::kGpu;
   else throw bad();
   const std::string rest = s.substr(3);
   if (rest.empty()) return d;

@@ -1,4 +1,4 @@
-// Element types, with MXNet's type-flag codes.
+// Element types, with MXNet's type-flag codes (the C API's QvDType uses the same numbers).
 #pragma once
 
 #include <cstddef>
@@ -9,16 +9,16 @@
 namespace qv {
 
 enum class DType : int {
-  kFloat32 = QV_FLOAT32,
-  kFloat64 = QV_FLOAT64,
-  kFloat16 = QV_FLOAT16,
-  kUInt8 = QV_UINT8,
-  kInt32 = QV_INT32,
-  kInt8 = QV_INT8,
-  kInt64 = QV_INT64,
+  kFloat32 = 0,
+  kFloat64 = 1,
+  kFloat16 = 2,
+  kUInt8 = 3,
+  kInt32 = 4,
+  kInt8 = 5,
+  kInt64 = 6,
 };
 
-inline bool IsValidDType(int code) { return code >= QV_FLOAT32 && code <= QV_INT64; }
+inline bool IsValidDType(int code) { return code >= static_cast<int>(DType::kFloat32) && code <= static_cast<int>(DType::kInt64); }
 
 inline size_t DTypeSize(DType t) {
   switch (t) {
@@ -48,7 +48,7 @@ inline const char* DTypeName(DType t) {
 
 // Converts a C API dtype code, failing with a message naming the code.
 inline DType DTypeFromCode(int code) {
-  Check(IsValidDType(code), QV_ERR_INVALID_ARGUMENT, "unknown dtype code " + std::to_string(code));
+  Check(IsValidDType(code), Status::kInvalidArgument, "unknown dtype code " + std::to_string(code));
   return static_cast<DType>(code);
 }
 

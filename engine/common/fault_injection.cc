@@ -14,7 +14,7 @@ struct SiteState {
   std::atomic<bool> armed{false};
   std::atomic<uint64_t> hits{0};
   std::atomic<uint64_t> target{0};
-  std::atomic<int> status{QV_ERR_INTERNAL};
+  std::atomic<Status> status{Status::kInternal};
 };
 SiteState g_sites[kSites];
 
@@ -24,7 +24,7 @@ const char* NameOf(Site site) { return site == Site::kAllocation ? "allocation" 
 
 }  // namespace
 
-void Arm(Site site, uint64_t countdown, QvStatus status) {
+void Arm(Site site, uint64_t countdown, Status status) {
   SiteState& s = StateOf(site);
   s.armed = false;
   s.hits = 0;
@@ -45,7 +45,7 @@ void Hit(Site site) {
   // Exactly one hit sees the target count, however many threads pass here at once.
   if (s.hits.fetch_add(1) + 1 != s.target.load()) return;
   s.armed = false;
-  throw Error(static_cast<QvStatus>(s.status.load()), std::string("injected fault (test hook) at a ") + NameOf(site));
+  throw Error(s.status.load(), std::string("injected fault (test hook) at a ") + NameOf(site));
 }
 
 }  // namespace qv::fault

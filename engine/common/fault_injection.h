@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "quiver/c_api.h"
+#include "common/error.h"
 
 namespace qv::fault {
 
@@ -17,7 +17,7 @@ enum class Site {
 
 // The `countdown`-th hit of `site` from now (1: the next one) throws Error(status, "injected fault ...");
 // every other hit passes. Re-arming replaces the previous setting.
-void Arm(Site site, uint64_t countdown, QvStatus status);
+void Arm(Site site, uint64_t countdown, Status status);
 void Disarm();
 // Hits of `site` since it was last armed (for tests that aim a fault at a chosen hit).
 uint64_t Hits(Site site);

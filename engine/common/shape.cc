@@ -19,9 +19,9 @@ std::string ShapeToString(const Shape& s) {
 int64_t ElementCount(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) {
-    Check(d >= 0, QV_ERR_SHAPE, "negative dimension in shape " + ShapeToString(s));
+    Check(d >= 0, Status::kShape, "negative dimension in shape " + ShapeToString(s));
     if (d != 0 && n > std::numeric_limits<int64_t>::max() / d)
-      throw Error(QV_ERR_OUT_OF_MEMORY, "shape " + ShapeToString(s) + " has more elements than int64 can count");
+      throw Error(Status::kOutOfMemory, "shape " + ShapeToString(s) + " has more elements than int64 can count");
     n *= d;
   }
   return n;
@@ -31,7 +31,7 @@ int64_t ByteCount(const Shape& s, size_t elem_size) {
   int64_t n = ElementCount(s);
   const int64_t es = static_cast<int64_t>(elem_size);
   if (es != 0 && n > std::numeric_limits<int64_t>::max() / es)
-    throw Error(QV_ERR_OUT_OF_MEMORY, "shape " + ShapeToString(s) + " is too large to allocate");
+    throw Error(Status::kOutOfMemory, "shape " + ShapeToString(s) + " is too large to allocate");
   return n * es;
 }
 

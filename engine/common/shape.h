@@ -12,8 +12,8 @@ using Shape = std::vector<int64_t>;
 // "(1, 3, 224, 224)"
 std::string ShapeToString(const Shape& s);
 
-// Product of the dimensions. Throws Error(QV_ERR_SHAPE) on a negative dimension and
-// Error(QV_ERR_OUT_OF_MEMORY) when the count (or count * elem_size bytes) overflows int64.
+// Product of the dimensions. Throws Error(Status::kShape) on a negative dimension and
+// Error(Status::kOutOfMemory) when the count (or count * elem_size bytes) overflows int64.
 int64_t ElementCount(const Shape& s);
 int64_t ByteCount(const Shape& s, size_t elem_size);
 

@@ -25,7 +25,7 @@ NDArrayPtr CopyOf(const NDArray& a) {
 void DropUnusedInputs(Graph& graph) {
   for (Node& node : graph.nodes) {
     if (node.is_variable()) continue;
-    const auto unused = FindOp(node.op)->UnusedInputs(Attrs(node.attrs, node.op, node.name));
+    const auto unused = FindOp(node.op)->UnusedInputs(AttrsOf(node));
     for (auto it = unused.rbegin(); it != unused.rend(); ++it)
       if (*it < static_cast<int>(node.inputs.size())) node.inputs.erase(node.inputs.begin() + *it);
   }
@@ -49,7 +49,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
       g.data_inputs.push_back(id);
       g.input_names.push_back(var.name);
     } else {
-      Check(it->second->dtype() == DType::kFloat32, QV_ERR_UNSUPPORTED,
+      Check(it->second->dtype() == DType::kFloat32, Status::kUnsupported,
             "parameter '" + var.name + "' is " + DTypeName(it->second->dtype()) + ", only float32 is supported");
       g.constants[id] = CopyOf(*it->second);
     }
@@ -61,7 +61,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
     const Node& node = g.graph.nodes[id];
     if (node.is_variable()) continue;
     const OpDef* def = FindOp(node.op);
-    const Attrs attrs(node.attrs, node.op, node.name);
+    const Attrs attrs = AttrsOf(node);
     const auto names = def->InputNames(attrs);
     std::vector<const Shape*> shapes(node.inputs.size(), nullptr);
     std::string bound_names;
@@ -69,7 +69,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
       const Node& src = g.graph.nodes[node.inputs[slot].node];
       if (!src.is_variable()) continue;
       auto c = g.constants.find(node.inputs[slot].node);
-      Check(c != g.constants.end(), QV_ERR_NOT_FOUND,
+      Check(c != g.constants.end(), Status::kNotFound,
             "missing parameter '" + src.name + "' (" + names[slot] + " of node '" + node.name + "')");
       shapes[slot] = &c->second->shape();
       bound_names += (bound_names.empty() ? "" : ", ") + names[slot] + " = '" + src.name + "'";

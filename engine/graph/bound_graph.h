@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/fusion_rules.h"
 #include "graph/graph.h"
 #include "tensor/ndarray.h"
 
@@ -20,15 +21,18 @@ struct BoundGraph {
 
 // Binds `params` (names with or without "arg:"/"aux:" prefixes) to the graph's variables, copying
 // them. Drops inputs that inference never reads; every other unbound variable becomes a data input.
-// Throws QV_ERR_NOT_FOUND for a weight-like input with no parameter and QV_ERR_SHAPE for a parameter
+// Throws Status::kNotFound for a weight-like input with no parameter and Status::kShape for a parameter
 // whose shape the operator rejects, naming both.
 BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArrayPtr>& params);
 
-// Inference-time rewrites, in the order Optimize applies them.
-void RemoveIdentities(BoundGraph& g);    // Dropout, identity, _copy, BlockGrad
-void FoldBatchNorm(BoundGraph& g);       // Convolution -> BatchNorm becomes one Convolution
-void FuseActivations(BoundGraph& g);     // Convolution -> relu/clip/leaky, BatchNorm -> relu: one node
-void FuseResidualAdd(BoundGraph& g);     // Convolution -> elemwise_add (-> relu) becomes one node
-void Optimize(BoundGraph& g);
+// Inference-time rewrites, in the order Optimize applies them. The fusions are those `rules` (the
+// target backend's) allow.
+void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad
+void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
+// An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.
+void FuseActivations(BoundGraph& g, const FusionRules& rules);
+// elemwise_add of a node's output and another tensor becomes a kSum post-op of that node.
+void FuseResidualAdd(BoundGraph& g, const FusionRules& rules);
+void Optimize(BoundGraph& g, const FusionRules& rules);
 
 }  // namespace qv

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "ops/attrs.h"
+#include "ops/post_ops.h"
+
 namespace qv {
 
 // Output `index` of node `node`.
@@ -16,15 +19,20 @@ struct NodeEntry {
 };
 
 struct Node {
-  std::string op;  // "null" for a variable (a data input or a parameter)
+  std::string op;  // canonical operator name (CanonicalOpName); "null" for a variable (a data input or a parameter)
   std::string name;
   // Operator parameters and MXNet's hidden attributes ("__shape__", "__dtype__", ...), merged from the
   // "attrs", "attr" and "param" keys of whichever layout the file uses.
   std::map<std::string, std::string> attrs;
   std::vector<NodeEntry> inputs;
+  // Operations graph passes fused into this node, in execution order (a kSum adds the residual input).
+  std::vector<PostOp> post_ops;
 
   bool is_variable() const { return op == "null"; }
 };
+
+// The node's attributes and fused post-ops, as operators and kernels read them.
+inline Attrs AttrsOf(const Node& node) { return Attrs(node.attrs, node.op, node.name, &node.post_ops); }
 
 // Nodes are in topological order: every input refers to an earlier node.
 struct Graph {

@@ -8,7 +8,7 @@ namespace qv {
 int NumOutputs(const Node& node) {
   if (node.is_variable()) return 1;
   const OpDef* def = FindOp(node.op);
-  return def ? def->NumOutputs(Attrs(node.attrs, node.op, node.name)) : 1;
+  return def ? def->NumOutputs(AttrsOf(node)) : 1;
 }
 
 void AddImplicitAuxiliaryStates(Graph& graph) {
@@ -29,21 +29,21 @@ void CheckGraphOperators(const Graph& graph) {
   for (const Node& node : graph.nodes) {
     if (node.is_variable()) continue;
     const OpDef* def = FindOp(node.op);
-    Check(def != nullptr, QV_ERR_UNSUPPORTED,
+    Check(def != nullptr, Status::kUnsupported,
           "node '" + node.name + "': operator '" + node.op + "' is not supported by Quiver");
-    const Attrs attrs(node.attrs, node.op, node.name);
+    const Attrs attrs = AttrsOf(node);
     const size_t expected = def->InputNames(attrs).size();
-    Check(node.inputs.size() == expected, QV_ERR_PARSE,
+    Check(node.inputs.size() == expected, Status::kParse,
           attrs.Where() + "has " + std::to_string(node.inputs.size()) + " inputs, expected " + std::to_string(expected));
     for (const NodeEntry& in : node.inputs) {
       const Node& producer = graph.nodes[in.node];
-      Check(in.index < NumOutputs(producer), QV_ERR_PARSE,
+      Check(in.index < NumOutputs(producer), Status::kParse,
             attrs.Where() + "reads output " + std::to_string(in.index) + " of node '" + producer.name + "', which has " +
                 std::to_string(NumOutputs(producer)));
     }
   }
   for (const NodeEntry& out : graph.outputs)
-    Check(out.index < NumOutputs(graph.nodes[out.node]), QV_ERR_PARSE,
+    Check(out.index < NumOutputs(graph.nodes[out.node]), Status::kParse,
           "graph output refers to output " + std::to_string(out.index) + " of node '" + graph.nodes[out.node].name + "'");
 }
 
@@ -60,7 +60,7 @@ std::vector<int> TopologicalOrder(const Graph& graph) {
       const Node& node = graph.nodes[id];
       if (next < node.inputs.size()) {
         const int child = node.inputs[next++].node;
-        Check(state[child] != 1, QV_ERR_PARSE, "graph has a cycle through node '" + graph.nodes[child].name + "'");
+        Check(state[child] != 1, Status::kParse, "graph has a cycle through node '" + graph.nodes[child].name + "'");
         if (state[child] == 0) {
           state[child] = 1;
           stack.push_back({child, 0});

@@ -13,7 +13,7 @@ namespace qv {
 // does this, appending them to the node list.
 void AddImplicitAuxiliaryStates(Graph& graph);
 
-// Every operator is registered (else QV_ERR_UNSUPPORTED naming operator and node), its attributes
+// Every operator is registered (else Status::kUnsupported naming operator and node), its attributes
 // parse, it has as many inputs as it takes, and every input refers to an existing output.
 void CheckGraphOperators(const Graph& graph);
 

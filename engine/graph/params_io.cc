@@ -91,7 +91,7 @@ class ByteReader {
                        std::to_string(remaining()) + " remain");
   }
 
-  [[noreturn]] void FailAt(size_t offset, const std::string& message, QvStatus status = QV_ERR_PARSE) const {
+  [[noreturn]] void FailAt(size_t offset, const std::string& message, Status status = Status::kParse) const {
     const std::string where = (context_.empty() ? "" : context_ + ", ") + "offset " + std::to_string(offset);
     throw Error(status, where + ": " + message);
   }
@@ -190,7 +190,7 @@ const uint8_t* TakeData(ByteReader& r, const Shape& shape, int32_t type_flag, co
 }
 
 void RejectShapeless(const ByteReader& r, const ArrayRecord& rec) {
-  r.FailAt(rec.offset, "an MXNet NDArray without a shape (no data) is not supported", QV_ERR_UNSUPPORTED);
+  r.FailAt(rec.offset, "an MXNet NDArray without a shape (no data) is not supported", Status::kUnsupported);
 }
 
 // Context, type flag and data: the part every layout shares after the shape.
@@ -253,7 +253,7 @@ ArrayRecord ReadArray(ByteReader& r) {
 
 void CheckListHeader(ByteReader& r, const uint8_t* data, size_t size) {
   if (size >= 4 && std::memcmp(data, "PK\x03\x04", 4) == 0)
-    throw Error(QV_ERR_UNSUPPORTED,
+    throw Error(Status::kUnsupported,
                 "offset 0: this is a zip archive (MXNet 2.x / numpy .npz parameters); Quiver reads the MXNet 1.x "
                 "NDArray-list format written by mx.nd.save and Gluon's export");
   const uint64_t magic = r.U64("the file header");
@@ -314,17 +314,17 @@ std::string ArrayLabel(size_t index, const std::vector<std::string>& names, size
 
 void CheckSupported(const ArrayRecord& rec, const std::string& label) {
   if (rec.storage_type != kDense)
-    throw Error(QV_ERR_UNSUPPORTED, label + ": " + (rec.storage_type == kCsr ? "csr" : "row_sparse") +
+    throw Error(Status::kUnsupported, label + ": " + (rec.storage_type == kCsr ? "csr" : "row_sparse") +
                                         " storage is not supported; save the array dense (tostype('default'))");
   if (!IsValidDType(rec.type_flag))
-    throw Error(QV_ERR_UNSUPPORTED, label + ": dtype " + kTypeFlags[rec.type_flag].name + " (MXNet type flag " +
+    throw Error(Status::kUnsupported, label + ": dtype " + kTypeFlags[rec.type_flag].name + " (MXNet type flag " +
                                         std::to_string(rec.type_flag) + ") is not supported");
 }
 
 NDArrayPtr MakeArray(const ArrayRecord& rec, const std::string& label) {
   try {
     NDArrayPtr array = NDArray::Create(rec.shape, static_cast<DType>(rec.type_flag));
-    Check(array->nbytes() == rec.nbytes, QV_ERR_INTERNAL, "array size differs from the bytes read");
+    Check(array->nbytes() == rec.nbytes, Status::kInternal, "array size differs from the bytes read");
     if (rec.nbytes != 0) std::memcpy(array->data(), rec.data, rec.nbytes);
     return array;
   } catch (const Error& e) {
@@ -349,21 +349,21 @@ NamedArrays ParseParams(const uint8_t* data, size_t size) {
 
 std::string ReadWholeFile(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(QV_ERR_NOT_FOUND, "params file '" + path + "' is a directory");
+  if (std::filesystem::is_directory(path, ec)) throw Error(Status::kNotFound, "params file '" + path + "' is a directory");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(QV_ERR_NOT_FOUND, "cannot open params file '" + path + "'");
+  if (!in) throw Error(Status::kNotFound, "cannot open params file '" + path + "'");
   const std::streamoff size = in.tellg();
-  if (size < 0) throw Error(QV_ERR_NOT_FOUND, "cannot read params file '" + path + "'");
+  if (size < 0) throw Error(Status::kNotFound, "cannot read params file '" + path + "'");
   std::string bytes(static_cast<size_t>(size), '\0');
   in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw Error(QV_ERR_NOT_FOUND, "cannot read params file '" + path + "'");
+  if (!in.read(bytes.data(), size)) throw Error(Status::kNotFound, "cannot read params file '" + path + "'");
   return bytes;
 }
 
 }  // namespace
 
 NamedArrays LoadParams(const void* data, size_t size) {
-  Check(data != nullptr || size == 0, QV_ERR_INVALID_ARGUMENT, "params: null data with size " + std::to_string(size));
+  Check(data != nullptr || size == 0, Status::kInvalidArgument, "params: null data with size " + std::to_string(size));
   try {
     return ParseParams(static_cast<const uint8_t*>(data), size);
   } catch (const Error& e) {

@@ -9,7 +9,6 @@
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/identity.h"
-#include "ops/post_ops.h"
 
 namespace qv {
 namespace {
@@ -49,22 +48,12 @@ int AddConstant(BoundGraph& g, const std::string& name, NDArrayPtr value) {
   return id;
 }
 
-void AppendPostOp(Node& node, const PostOp& op) {
-  std::string& ops = node.attrs[kPostOpsAttr];
-  ops = ops.empty() ? op.ToString() : ops + "," + op.ToString();
-}
-
-bool HasPostOps(const Node& node) {
-  auto it = node.attrs.find(kPostOpsAttr);
-  return it != node.attrs.end() && !it->second.empty();
-}
-
 // The BatchNorm that reads the convolution's only use, folded into new weights and a bias:
 // s = gamma / sqrt(var + eps); w' = w * s; b' = (b - mean) * s + beta.
 void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   Node& conv = g.graph.nodes[conv_id];
-  const auto bp = BatchNormParams::Parse(Attrs(bn.attrs, bn.op, bn.name));
-  const auto cp = ConvolutionParams::Parse(Attrs(conv.attrs, conv.op, conv.name));
+  const auto bp = BatchNormParams::Parse(AttrsOf(bn));
+  const auto cp = ConvolutionParams::Parse(AttrsOf(conv));
   const NDArray& w = *g.constants.at(conv.inputs[1].node);
   const float* gamma = g.constants.at(bn.inputs[1].node)->data_as<float>();
   const float* beta = g.constants.at(bn.inputs[2].node)->data_as<float>();
@@ -92,8 +81,6 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   folded.attrs["no_bias"] = "False";
 }
 
-bool IsAdd(const Node& n) { return n.op == "elemwise_add" || n.op == "_Plus" || n.op == "_plus" || n.op == "_add"; }
-
 }  // namespace
 
 void RemoveIdentities(BoundGraph& g) {
@@ -110,10 +97,10 @@ void FoldBatchNorm(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node bn = g.graph.nodes[id];
-    if (bn.op != "BatchNorm" || HasPostOps(bn)) continue;
+    if (bn.op != "BatchNorm" || !bn.post_ops.empty()) continue;
     const NodeEntry in = bn.inputs[0];
     const Node& conv = g.graph.nodes[in.node];
-    if (conv.op != "Convolution" || HasPostOps(conv) || uses.at(in) != 1) continue;
+    if (conv.op != "Convolution" || !conv.post_ops.empty() || uses.at(in) != 1) continue;
     bool constant = true;
     for (size_t i = 1; i < conv.inputs.size(); ++i) constant = constant && IsConstant(g, conv.inputs[i]);
     for (size_t i = 1; i < bn.inputs.size(); ++i) constant = constant && IsConstant(g, bn.inputs[i]);
@@ -124,38 +111,34 @@ void FoldBatchNorm(BoundGraph& g) {
   ApplyRedirects(g.graph, r);
 }
 
-void FuseActivations(BoundGraph& g) {
+void FuseActivations(BoundGraph& g, const FusionRules& rules) {
   const auto uses = CountUses(g.graph);
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& act = g.graph.nodes[id];
-    const std::optional<PostOp> post = AsPostOp(act.op, Attrs(act.attrs, act.op, act.name));
+    const std::optional<PostOp> post = AsPostOp(act.op, AttrsOf(act));
     if (!post || act.inputs.size() != 1) continue;
     const NodeEntry in = act.inputs[0];
     Node& producer = g.graph.nodes[in.node];
-    // oneDNN's batch normalisation fuses only a plain ReLU; convolutions take any eltwise post-op.
-    const bool fusable = producer.op == "Convolution" ||
-                         (producer.op == "BatchNorm" && !HasPostOps(producer) && post->kind == PostOp::kRelu);
-    if (!fusable || uses.at(in) != 1) continue;
-    AppendPostOp(producer, *post);
+    if (producer.is_variable() || uses.at(in) != 1 || !rules.FusesPostOp(producer, *post)) continue;
+    producer.post_ops.push_back(*post);
     r[{id, 0}] = in;
   }
   ApplyRedirects(g.graph, r);
 }
 
-void FuseResidualAdd(BoundGraph& g) {
+void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
   auto uses = CountUses(g.graph);
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node add = g.graph.nodes[id];
-    if (!IsAdd(add)) continue;
+    if (add.op != "elemwise_add") continue;
     for (int side = 0; side < 2; ++side) {
       const NodeEntry conv_out = add.inputs[side];
       Node& conv = g.graph.nodes[conv_out.node];
-      if (conv.op != "Convolution" || uses.at(conv_out) != 1) continue;
-      if (ConvolutionParams::Parse(Attrs(conv.attrs, conv.op, conv.name)).has_sum()) continue;
+      if (conv.is_variable() || uses.at(conv_out) != 1 || !rules.FusesSum(conv)) continue;
       conv.inputs.push_back(add.inputs[1 - side]);
-      AppendPostOp(conv, PostOp{PostOp::kSum});
+      conv.post_ops.push_back(PostOp{PostOp::kSum});
       r[{id, 0}] = conv_out;
       break;
     }
@@ -163,12 +146,12 @@ void FuseResidualAdd(BoundGraph& g) {
   ApplyRedirects(g.graph, r);
 }
 
-void Optimize(BoundGraph& g) {
+void Optimize(BoundGraph& g, const FusionRules& rules) {
   RemoveIdentities(g);
   FoldBatchNorm(g);
-  FuseActivations(g);
-  FuseResidualAdd(g);
-  FuseActivations(g);
+  FuseActivations(g, rules);
+  FuseResidualAdd(g, rules);
+  FuseActivations(g, rules);
   // Parameters that passes replaced (folded weights' originals) are freed here.
   std::set<int> reachable;
   for (int id : TopologicalOrder(g.graph)) reachable.insert(id);

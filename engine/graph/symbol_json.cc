@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/utf8.h"
+#include "ops/op.h"
 
 namespace qv {
 namespace {
@@ -23,7 +24,7 @@ using nlohmann::json;
 
 constexpr size_t kMaxNameInMessage = 80;
 
-[[noreturn]] void Fail(const std::string& message) { throw Error(QV_ERR_PARSE, message); }
+[[noreturn]] void Fail(const std::string& message) { throw Error(Status::kParse, message); }
 
 std::string Quote(const std::string& text) { return "'" + ShortenUtf8(text, kMaxNameInMessage) + "'"; }
 
@@ -151,7 +152,8 @@ void ParseInputs(const json& node, size_t index, size_t node_count, const std::s
 Node ParseNode(const json& value, size_t index, size_t node_count) {
   if (!value.is_object()) Fail(NodeLabel(index, nullptr) + " must be an object, got " + std::string(value.type_name()));
   Node node;
-  node.op = RequireString(value, "op", NodeLabel(index, nullptr));
+  // MXNet's other spellings of an operator become its one canonical name here, once.
+  node.op = CanonicalOpName(RequireString(value, "op", NodeLabel(index, nullptr)));
   node.name = RequireString(value, "name", NodeLabel(index, nullptr));
   // The C API hands names out as C strings, which end at the first NUL.
   if (node.name.find('\0') != std::string::npos) Fail(NodeLabel(index, nullptr) + " has a name with a NUL character");
@@ -165,7 +167,7 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
     Fail(label + " is a variable (op \"null\") but has " + std::to_string(node.inputs.size()) + " input(s)");
   auto sub = value.find("subgraphs");
   if (sub != value.end() && !sub->is_null() && !(sub->is_array() && sub->empty()))
-    throw Error(QV_ERR_UNSUPPORTED, label + " (op " + Quote(node.op) +
+    throw Error(Status::kUnsupported, label + " (op " + Quote(node.op) +
                                         ") has subgraphs; control-flow operators are not supported");
   return node;
 }
@@ -218,18 +220,18 @@ Graph ParseSymbolJson(const std::string& text) {
     throw Error(e.status(), std::string("symbol JSON: ") + e.what());
   } catch (const json::exception& e) {
     // A type mismatch this parser did not anticipate: still a malformed file, never a crash.
-    throw Error(QV_ERR_PARSE, std::string("symbol JSON: unexpected structure: ") + e.what());
+    throw Error(Status::kParse, std::string("symbol JSON: unexpected structure: ") + e.what());
   }
 }
 
 Graph LoadSymbolJsonFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw Error(QV_ERR_NOT_FOUND, "symbol file '" + path + "' is a directory");
+    throw Error(Status::kNotFound, "symbol file '" + path + "' is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(QV_ERR_NOT_FOUND, "cannot open symbol file '" + path + "'");
+  if (!in) throw Error(Status::kNotFound, "cannot open symbol file '" + path + "'");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(QV_ERR_NOT_FOUND, "cannot read symbol file '" + path + "'");
+  if (in.bad()) throw Error(Status::kNotFound, "cannot read symbol file '" + path + "'");
   try {
     return ParseSymbolJson(text);
   } catch (const Error& e) {

@@ -11,7 +11,7 @@ ActType ParseActType(const Attrs& attrs) {
   if (t == "tanh") return ActType::kTanh;
   if (t == "softrelu") return ActType::kSoftRelu;
   if (t == "softsign") return ActType::kSoftSign;
-  throw Error(QV_ERR_UNSUPPORTED, attrs.Where() + "act_type '" + t + "' is not supported");
+  throw Error(Status::kUnsupported, attrs.Where() + "act_type '" + t + "' is not supported");
 }
 
 namespace {
@@ -36,8 +36,8 @@ class ReluOp : public OpDef {
   }
 };
 
-const OpRegistrar kActivation({"Activation"}, new ActivationOp);
-const OpRegistrar kRelu({"relu"}, new ReluOp);
+const OpRegistrar kActivation({{"Activation"}}, new ActivationOp);
+const OpRegistrar kRelu({{"relu"}}, new ReluOp);
 
 }  // namespace
 }  // namespace qv

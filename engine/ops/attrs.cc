@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "ops/post_ops.h"
 
 namespace qv {
 namespace {
@@ -31,7 +32,7 @@ bool ParseInt(const std::string& text, int64_t* out) {
 }  // namespace
 
 void Attrs::Bad(const std::string& key, const std::string& value, const char* expected) const {
-  throw Error(QV_ERR_PARSE, Where() + "attribute '" + key + "' = '" + value + "' is not " + expected);
+  throw Error(Status::kParse, Where() + "attribute '" + key + "' = '" + value + "' is not " + expected);
 }
 
 std::string Attrs::GetString(const std::string& key, const std::string& fallback) const {
@@ -41,7 +42,7 @@ std::string Attrs::GetString(const std::string& key, const std::string& fallback
 
 std::string Attrs::Require(const std::string& key) const {
   auto it = values_->find(key);
-  if (it == values_->end()) throw Error(QV_ERR_PARSE, Where() + "required attribute '" + key + "' is missing");
+  if (it == values_->end()) throw Error(Status::kParse, Where() + "required attribute '" + key + "' is missing");
   return it->second;
 }
 
@@ -124,6 +125,11 @@ std::vector<std::optional<int64_t>> Attrs::GetOptionalTuple(const std::string& k
   }
   if (out.size() > 16) Bad(key, original, "a tuple of at most 16 entries");
   return out;
+}
+
+const std::vector<PostOp>& Attrs::post_ops() const {
+  static const std::vector<PostOp> none;
+  return post_ops_ ? *post_ops_ : none;
 }
 
 }  // namespace qv

@@ -9,10 +9,14 @@
 
 namespace qv {
 
+struct PostOp;
+
 class Attrs {
  public:
-  Attrs(const std::map<std::string, std::string>& values, std::string op, std::string node)
-      : values_(&values), op_(std::move(op)), node_(std::move(node)) {}
+  // `post_ops`: what graph passes fused into the node (may be null: none).
+  Attrs(const std::map<std::string, std::string>& values, std::string op, std::string node,
+        const std::vector<PostOp>* post_ops = nullptr)
+      : values_(&values), post_ops_(post_ops), op_(std::move(op)), node_(std::move(node)) {}
 
   bool Has(const std::string& key) const { return values_->count(key) != 0; }
   std::string GetString(const std::string& key, const std::string& fallback) const;
@@ -27,6 +31,8 @@ class Attrs {
   // A tuple whose entries may be "None" (slice's begin/end/step): "(0, None)"; absent gives {}.
   std::vector<std::optional<int64_t>> GetOptionalTuple(const std::string& key) const;
 
+  // Operations fused into this node, in execution order (empty when none).
+  const std::vector<PostOp>& post_ops() const;
   const std::string& op() const { return op_; }
   const std::string& node() const { return node_; }
   // "node 'conv0' (Convolution): " prefix for messages.
@@ -36,6 +42,7 @@ class Attrs {
   [[noreturn]] void Bad(const std::string& key, const std::string& value, const char* expected) const;
 
   const std::map<std::string, std::string>* values_;
+  const std::vector<PostOp>* post_ops_;
   std::string op_;
   std::string node_;
 };

@@ -9,12 +9,12 @@ BatchNormParams BatchNormParams::Parse(const Attrs& attrs) {
   p.eps = attrs.GetFloat("eps", 1e-3);
   p.fix_gamma = attrs.GetBool("fix_gamma", true);
   p.axis = attrs.GetInt("axis", 1);
-  Check(p.axis == 1, QV_ERR_UNSUPPORTED, attrs.Where() + "only axis=1 is supported");
-  Check(!attrs.GetBool("output_mean_var", false), QV_ERR_UNSUPPORTED, attrs.Where() + "output_mean_var is not supported");
-  Check(p.eps > 0, QV_ERR_PARSE, attrs.Where() + "eps must be positive");
-  p.post_ops = ParsePostOps(attrs);
+  Check(p.axis == 1, Status::kUnsupported, attrs.Where() + "only axis=1 is supported");
+  Check(!attrs.GetBool("output_mean_var", false), Status::kUnsupported, attrs.Where() + "output_mean_var is not supported");
+  Check(p.eps > 0, Status::kParse, attrs.Where() + "eps must be positive");
+  p.post_ops = attrs.post_ops();
   for (const auto& op : p.post_ops)
-    Check(op.kind == PostOp::kRelu, QV_ERR_PARSE, attrs.Where() + "only a relu can be fused into BatchNorm");
+    Check(op.kind == PostOp::kRelu, Status::kInternal, attrs.Where() + "only a relu can be fused into BatchNorm");
   return p;
 }
 
@@ -34,7 +34,7 @@ class BatchNormOp : public OpDef {
     const auto names = InputNames(attrs);
     for (size_t i = 1; i < params.size(); ++i) {
       if (!params[i]) continue;
-      Check(params[i]->size() == 1, QV_ERR_SHAPE,
+      Check(params[i]->size() == 1, Status::kShape,
             attrs.Where() + names[i] + " must be 1-D, got " + ShapeToString(*params[i]));
       if (first) ExpectParamShape(attrs, names[i].c_str(), *params[i], *first);
       first = params[i];
@@ -45,14 +45,14 @@ class BatchNormOp : public OpDef {
     BatchNormParams::Parse(attrs);
     ExpectInputs(attrs, in, 5);
     ExpectFloat32(attrs, in);
-    Check(in[0].shape.size() >= 2, QV_ERR_SHAPE, attrs.Where() + "data needs at least 2 dimensions");
+    Check(in[0].shape.size() >= 2, Status::kShape, attrs.Where() + "data needs at least 2 dimensions");
     const auto names = InputNames(attrs);
     for (int i = 1; i < 5; ++i) ExpectParamShape(attrs, names[i].c_str(), in[i].shape, {in[0].shape[1]});
     return {in[0]};
   }
 };
 
-const OpRegistrar kRegister({"BatchNorm"}, new BatchNormOp);
+const OpRegistrar kRegister({{"BatchNorm"}}, new BatchNormOp);
 
 }  // namespace
 }  // namespace qv

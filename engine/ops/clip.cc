@@ -7,10 +7,10 @@ namespace qv {
 ClipBounds ParseClip(const Attrs& attrs) {
   ClipBounds b;
   for (const char* key : {"a_min", "a_max"})
-    Check(attrs.Has(key), QV_ERR_PARSE, attrs.Where() + "required attribute '" + key + "' is missing");
+    Check(attrs.Has(key), Status::kParse, attrs.Where() + "required attribute '" + key + "' is missing");
   b.lo = static_cast<float>(attrs.GetFloat("a_min", 0));
   b.hi = static_cast<float>(attrs.GetFloat("a_max", 0));
-  Check(b.lo <= b.hi, QV_ERR_PARSE,
+  Check(b.lo <= b.hi, Status::kParse,
         attrs.Where() + "a_min (" + attrs.GetString("a_min", "") + ") is greater than a_max (" +
             attrs.GetString("a_max", "") + ")");
   return b;
@@ -29,7 +29,7 @@ class ClipOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"clip"}, new ClipOp);
+const OpRegistrar kRegister({{"clip"}}, new ClipOp);
 
 }  // namespace
 }  // namespace qv

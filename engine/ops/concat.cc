@@ -8,7 +8,7 @@ class ConcatOp : public OpDef {
  public:
   std::vector<std::string> InputNames(const Attrs& attrs) const override {
     const int64_t n = attrs.RequireInt("num_args");
-    Check(n >= 1 && n <= 4096, QV_ERR_PARSE, attrs.Where() + "num_args must be between 1 and 4096");
+    Check(n >= 1 && n <= 4096, Status::kParse, attrs.Where() + "num_args must be between 1 and 4096");
     std::vector<std::string> names;
     for (int64_t i = 0; i < n; ++i) names.push_back("arg" + std::to_string(i));
     return names;
@@ -21,12 +21,12 @@ class ConcatOp : public OpDef {
     const int64_t ndim = static_cast<int64_t>(out.size());
     int64_t dim = attrs.GetInt("dim", 1);
     if (dim < 0) dim += ndim;
-    Check(dim >= 0 && dim < ndim, QV_ERR_SHAPE, attrs.Where() + "dim out of range for " + ShapeToString(out));
+    Check(dim >= 0 && dim < ndim, Status::kShape, attrs.Where() + "dim out of range for " + ShapeToString(out));
     for (size_t i = 1; i < in.size(); ++i) {
       const Shape& s = in[i].shape;
       bool fits = s.size() == out.size();
       for (int64_t d = 0; fits && d < ndim; ++d) fits = d == dim || s[d] == out[d];
-      Check(fits, QV_ERR_SHAPE,
+      Check(fits, Status::kShape,
             attrs.Where() + "input " + std::to_string(i) + " " + ShapeToString(s) + " does not fit " +
                 ShapeToString(in[0].shape) + " along dim " + std::to_string(dim));
       out[dim] += s[dim];
@@ -35,7 +35,7 @@ class ConcatOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"Concat", "concat"}, new ConcatOp);
+const OpRegistrar kRegister({{"Concat", {"concat"}}}, new ConcatOp);
 
 }  // namespace
 }  // namespace qv

@@ -7,10 +7,10 @@
 namespace qv {
 
 ArangeSpec ResolveArange(const Attrs& attrs) {
-  Check(!attrs.GetBool("infer_range", false), QV_ERR_UNSUPPORTED,
+  Check(!attrs.GetBool("infer_range", false), Status::kUnsupported,
         attrs.Where() + "infer_range=True (a range sized by its consumer) is not supported");
   const std::string dtype = attrs.GetString("dtype", "float32");
-  Check(dtype == "float32", QV_ERR_UNSUPPORTED, attrs.Where() + "dtype " + dtype + " is not supported, only float32");
+  Check(dtype == "float32", Status::kUnsupported, attrs.Where() + "dtype " + dtype + " is not supported, only float32");
   ArangeSpec a;
   a.start = attrs.GetFloat("start", 0);
   double stop = attrs.GetFloat("stop", std::nan(""));
@@ -20,10 +20,10 @@ ArangeSpec ResolveArange(const Attrs& attrs) {
   }
   a.step = attrs.GetFloat("step", 1);
   a.repeat = attrs.GetInt("repeat", 1);
-  Check(a.step != 0, QV_ERR_PARSE, attrs.Where() + "step must not be 0");
-  Check(a.repeat >= 1, QV_ERR_PARSE, attrs.Where() + "repeat must be at least 1");
+  Check(a.step != 0, Status::kParse, attrs.Where() + "step must not be 0");
+  Check(a.repeat >= 1, Status::kParse, attrs.Where() + "repeat must be at least 1");
   const double count = std::ceil((stop - a.start) / a.step);
-  Check(count >= 1 && count < 1e12, QV_ERR_SHAPE,
+  Check(count >= 1 && count < 1e12, Status::kShape,
         attrs.Where() + "start " + std::to_string(a.start) + ", stop " + std::to_string(stop) + ", step " +
             std::to_string(a.step) + " give an empty range");
   a.count = static_cast<int64_t>(count);
@@ -50,8 +50,8 @@ class ArangeOp : public OpDef {
   }
 };
 
-const OpRegistrar kFillLike({"zeros_like", "ones_like"}, new FillLikeOp);
-const OpRegistrar kArange({"_arange"}, new ArangeOp);
+const OpRegistrar kFillLike({{"zeros_like"}, {"ones_like"}}, new FillLikeOp);
+const OpRegistrar kArange({{"_arange"}}, new ArangeOp);
 
 }  // namespace
 }  // namespace qv

@@ -10,12 +10,12 @@ class FlattenOp : public OpDef {
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, 1);
     const Shape& x = in[0].shape;
-    Check(x.size() >= 1, QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+    Check(x.size() >= 1, Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     return {{{x[0], ElementCount(Shape(x.begin() + 1, x.end()))}, in[0].dtype}};
   }
 };
 
-const OpRegistrar kRegister({"Flatten", "flatten"}, new FlattenOp);
+const OpRegistrar kRegister({{"Flatten", {"flatten"}}}, new FlattenOp);
 
 }  // namespace
 }  // namespace qv

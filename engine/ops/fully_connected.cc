@@ -7,7 +7,7 @@ namespace qv {
 FullyConnectedParams FullyConnectedParams::Parse(const Attrs& attrs) {
   FullyConnectedParams p;
   p.num_hidden = attrs.RequireInt("num_hidden");
-  Check(p.num_hidden > 0, QV_ERR_PARSE, attrs.Where() + "num_hidden must be positive");
+  Check(p.num_hidden > 0, Status::kParse, attrs.Where() + "num_hidden must be positive");
   p.no_bias = attrs.GetBool("no_bias", false);
   p.flatten = attrs.GetBool("flatten", true);
   return p;
@@ -30,7 +30,7 @@ class FullyConnectedOp : public OpDef {
   void CheckParams(const Attrs& attrs, const std::vector<const Shape*>& params) const override {
     const auto p = FullyConnectedParams::Parse(attrs);
     if (params.size() > 1 && params[1])
-      Check(params[1]->size() == 2 && (*params[1])[0] == p.num_hidden, QV_ERR_SHAPE,
+      Check(params[1]->size() == 2 && (*params[1])[0] == p.num_hidden, Status::kShape,
             attrs.Where() + "weight has shape " + ShapeToString(*params[1]) + ", expected (" +
                 std::to_string(p.num_hidden) + ", K)");
     if (!p.no_bias && params.size() > 2 && params[2]) ExpectParamShape(attrs, "bias", *params[2], {p.num_hidden});
@@ -41,11 +41,11 @@ class FullyConnectedOp : public OpDef {
     ExpectInputs(attrs, in, p.no_bias ? 2 : 3);
     ExpectFloat32(attrs, in);
     const Shape& x = in[0].shape;
-    Check(x.size() >= 1, QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+    Check(x.size() >= 1, Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     Shape out;
     int64_t k = 0;
     if (p.flatten) {
-      Check(x.size() >= 2, QV_ERR_SHAPE, attrs.Where() + "data must have at least 2 dimensions, got " + ShapeToString(x));
+      Check(x.size() >= 2, Status::kShape, attrs.Where() + "data must have at least 2 dimensions, got " + ShapeToString(x));
       k = ElementCount(Shape(x.begin() + 1, x.end()));
       out = {x[0], p.num_hidden};
     } else {
@@ -59,7 +59,7 @@ class FullyConnectedOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"FullyConnected"}, new FullyConnectedOp);
+const OpRegistrar kRegister({{"FullyConnected"}}, new FullyConnectedOp);
 
 }  // namespace
 }  // namespace qv

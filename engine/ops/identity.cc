@@ -14,7 +14,7 @@ class IdentityOp : public OpDef {
 };
 
 const OpDef* const kIdentity = new IdentityOp;
-const OpRegistrar kRegister({"Dropout", "identity", "_copy", "BlockGrad", "stop_gradient"}, kIdentity);
+const OpRegistrar kRegister({{"Dropout"}, {"_copy", {"identity"}}, {"BlockGrad", {"stop_gradient"}}}, kIdentity);
 
 }  // namespace
 

@@ -5,7 +5,7 @@
 namespace qv {
 
 L2NormGeometry ResolveL2Norm(const Attrs& attrs, const Shape& x) {
-  Check(x.size() >= 2, QV_ERR_SHAPE, attrs.Where() + "data must have at least 2 dimensions, got " + ShapeToString(x));
+  Check(x.size() >= 2, Status::kShape, attrs.Where() + "data must have at least 2 dimensions, got " + ShapeToString(x));
   const std::string mode = attrs.GetString("mode", "instance");
   L2NormGeometry g;
   g.eps = static_cast<float>(attrs.GetFloat("eps", 1e-10));
@@ -21,7 +21,7 @@ L2NormGeometry ResolveL2Norm(const Attrs& attrs, const Shape& x) {
     g.outer = x[0] * x[1];
     g.axis = rest;
   } else {
-    throw Error(QV_ERR_UNSUPPORTED, attrs.Where() + "mode '" + mode + "' is not supported (instance, channel, spatial)");
+    throw Error(Status::kUnsupported, attrs.Where() + "mode '" + mode + "' is not supported (instance, channel, spatial)");
   }
   return g;
 }
@@ -38,7 +38,7 @@ class L2NormalizationOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"L2Normalization"}, new L2NormalizationOp);
+const OpRegistrar kRegister({{"L2Normalization"}}, new L2NormalizationOp);
 
 }  // namespace
 }  // namespace qv

@@ -13,11 +13,11 @@ LeakyReluParams LeakyReluParams::Parse(const Attrs& attrs) {
   else if (t == "elu") p.type = kElu;
   else if (t == "selu") p.type = kSelu;
   else if (t == "gelu") p.type = kGelu;
-  else throw Error(QV_ERR_UNSUPPORTED, attrs.Where() + "act_type '" + t + "' is not supported");
+  else throw Error(Status::kUnsupported, attrs.Where() + "act_type '" + t + "' is not supported");
   p.slope = static_cast<float>(attrs.GetFloat("slope", 0.25));
   if (p.type == kRRelu) {
     const double lower = attrs.GetFloat("lower_bound", 0.125), upper = attrs.GetFloat("upper_bound", 0.334);
-    Check(lower <= upper, QV_ERR_PARSE, attrs.Where() + "lower_bound is greater than upper_bound");
+    Check(lower <= upper, Status::kParse, attrs.Where() + "lower_bound is greater than upper_bound");
     p.slope = static_cast<float>((lower + upper) / 2);
   }
   return p;
@@ -42,12 +42,12 @@ class LeakyReluOp : public OpDef {
     ExpectInputs(attrs, in, InputNames(attrs).size());
     ExpectFloat32(attrs, in);
     const Shape& x = in[0].shape;
-    Check(!x.empty(), QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+    Check(!x.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     if (p.type == LeakyReluParams::kPRelu) {
       // MXNet lines gamma up with axis 1 (axis 0 for 1-D data); one value applies to every channel.
       const int64_t channels = x.size() >= 2 ? x[1] : x[0];
       const Shape& g = in[1].shape;
-      Check(g.size() == 1 && (g[0] == channels || g[0] == 1), QV_ERR_SHAPE,
+      Check(g.size() == 1 && (g[0] == channels || g[0] == 1), Status::kShape,
             attrs.Where() + "gamma has shape " + ShapeToString(g) + ", expected " + ShapeToString({channels}) +
                 " or (1,) for data " + ShapeToString(x));
     }
@@ -55,7 +55,7 @@ class LeakyReluOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"LeakyReLU"}, new LeakyReluOp);
+const OpRegistrar kRegister({{"LeakyReLU"}}, new LeakyReluOp);
 
 }  // namespace
 }  // namespace qv

@@ -6,16 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "common/dtype.h"
-#include "common/shape.h"
 #include "ops/attrs.h"
+#include "tensor/tensor_type.h"
 
 namespace qv {
-
-struct TensorType {
-  Shape shape;
-  DType dtype = DType::kFloat32;
-};
 
 class OpDef {
  public:
@@ -30,21 +24,33 @@ class OpDef {
   virtual int NumOutputs(const Attrs&) const { return 1; }
   // Checks parameter shapes that the attributes alone determine (nullptr: input is not a parameter).
   virtual void CheckParams(const Attrs&, const std::vector<const Shape*>& /*param_shapes*/) const {}
-  // Output types from input types; throws Error(QV_ERR_SHAPE) naming the node and the input.
+  // Output types from input types; throws Error(Status::kShape) naming the node and the input.
   virtual std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const = 0;
 };
 
-// nullptr if no operator has this name.
+// nullptr if no operator has this canonical name (graphs are canonicalised when loaded).
 const OpDef* FindOp(const std::string& name);
-// Every registered operator name, sorted.
+// The canonical name of an operator MXNet spells several ways ("_Plus" -> "elemwise_add"); any other
+// name, unknown ones included, is returned as it is.
+std::string CanonicalOpName(const std::string& name);
+// Every canonical operator name, sorted.
 std::vector<std::string> ListOps();
+// Every alias with its canonical name.
+std::vector<std::pair<std::string, std::string>> ListAliases();
 
-// Registers at static-initialisation time: `static OpRegistrar reg("Convolution", new ConvolutionOp);`
-struct OpRegistrar {
-  OpRegistrar(std::initializer_list<const char*> names, const OpDef* op);
+// One operator: its canonical name and the other names MXNet writes it under.
+struct OpNames {
+  const char* name;
+  std::initializer_list<const char*> aliases = {};
 };
 
-// Shared shape checks, throwing Error(QV_ERR_SHAPE) with attrs.Where().
+// Registers at static-initialisation time, one definition for one or several operators:
+// `const OpRegistrar kRegister({{"Concat", {"concat"}}}, new ConcatOp);`
+struct OpRegistrar {
+  OpRegistrar(std::initializer_list<OpNames> ops, const OpDef* op);
+};
+
+// Shared shape checks, throwing Error(Status::kShape) with attrs.Where().
 void ExpectInputs(const Attrs& attrs, const std::vector<TensorType>& in, size_t n);
 void ExpectNdim(const Attrs& attrs, const TensorType& t, const char* input, size_t ndim);
 void ExpectFloat32(const Attrs& attrs, const std::vector<TensorType>& in);

@@ -12,10 +12,10 @@ namespace qv {
 //   -3: multiplies the next two input dimensions      -4, a, b: splits one input dimension into a x b
 //                                                      (one of a, b may be -1)
 Shape ReshapeOutput(const Attrs& attrs, const Shape& input) {
-  Check(attrs.GetTuple("target_shape", {}).empty(), QV_ERR_UNSUPPORTED,
+  Check(attrs.GetTuple("target_shape", {}).empty(), Status::kUnsupported,
         attrs.Where() + "the deprecated target_shape attribute is not supported");
   std::vector<int64_t> spec = attrs.GetTuple("shape", {});
-  Check(!spec.empty(), QV_ERR_PARSE, attrs.Where() + "attribute 'shape' is missing or empty");
+  Check(!spec.empty(), Status::kParse, attrs.Where() + "attribute 'shape' is missing or empty");
   const bool reverse = attrs.GetBool("reverse", false);
   Shape src = input;
   if (reverse) {
@@ -24,7 +24,7 @@ Shape ReshapeOutput(const Attrs& attrs, const Shape& input) {
   }
   const std::string shown = attrs.GetString("shape", "");
   auto fail = [&](const std::string& why) {
-    throw Error(QV_ERR_SHAPE, attrs.Where() + "cannot reshape " + ShapeToString(input) + " with shape=" + shown + ": " + why);
+    throw Error(Status::kShape, attrs.Where() + "cannot reshape " + ShapeToString(input) + " with shape=" + shown + ": " + why);
   };
   Shape out;
   size_t next = 0;
@@ -95,7 +95,7 @@ class ExpandDimsOp : public OpDef {
     Shape out = in[0].shape;
     const int64_t ndim = static_cast<int64_t>(out.size());
     int64_t axis = attrs.RequireInt("axis");
-    Check(axis >= -ndim - 1 && axis <= ndim, QV_ERR_SHAPE,
+    Check(axis >= -ndim - 1 && axis <= ndim, Status::kShape,
           attrs.Where() + "axis " + std::to_string(axis) + " is out of range for " + ShapeToString(out));
     if (axis < 0) axis += ndim + 1;
     out.insert(out.begin() + axis, 1);
@@ -103,8 +103,8 @@ class ExpandDimsOp : public OpDef {
   }
 };
 
-const OpRegistrar kReshape({"Reshape", "reshape"}, new ReshapeOp);
-const OpRegistrar kExpandDims({"expand_dims"}, new ExpandDimsOp);
+const OpRegistrar kReshape({{"Reshape", {"reshape"}}}, new ReshapeOp);
+const OpRegistrar kExpandDims({{"expand_dims"}}, new ExpandDimsOp);
 
 }  // namespace
 }  // namespace qv

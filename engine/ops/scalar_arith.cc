@@ -9,12 +9,9 @@ namespace {
 
 const std::map<std::string, ScalarArith::Kind>& Names() {
   static const auto* names = new std::map<std::string, ScalarArith::Kind>{
-      {"_plus_scalar", ScalarArith::kPlus},     {"_PlusScalar", ScalarArith::kPlus},
-      {"_minus_scalar", ScalarArith::kMinus},   {"_MinusScalar", ScalarArith::kMinus},
-      {"_rminus_scalar", ScalarArith::kRMinus}, {"_RMinusScalar", ScalarArith::kRMinus},
-      {"_mul_scalar", ScalarArith::kMul},       {"_MulScalar", ScalarArith::kMul},
-      {"_div_scalar", ScalarArith::kDiv},       {"_DivScalar", ScalarArith::kDiv},
-      {"_rdiv_scalar", ScalarArith::kRDiv},     {"_RDivScalar", ScalarArith::kRDiv},
+      {"_plus_scalar", ScalarArith::kPlus},     {"_minus_scalar", ScalarArith::kMinus},
+      {"_rminus_scalar", ScalarArith::kRMinus}, {"_mul_scalar", ScalarArith::kMul},
+      {"_div_scalar", ScalarArith::kDiv},       {"_rdiv_scalar", ScalarArith::kRDiv},
       {"_greater_scalar", ScalarArith::kGreater}, {"_greater_equal_scalar", ScalarArith::kGreaterEqual},
       {"_lesser_scalar", ScalarArith::kLesser},   {"_lesser_equal_scalar", ScalarArith::kLesserEqual},
       {"_equal_scalar", ScalarArith::kEqual},     {"_not_equal_scalar", ScalarArith::kNotEqual},
@@ -32,17 +29,25 @@ class ScalarArithOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({"_plus_scalar", "_PlusScalar", "_minus_scalar", "_MinusScalar", "_rminus_scalar",
-                             "_RMinusScalar", "_mul_scalar", "_MulScalar", "_div_scalar", "_DivScalar",
-                             "_rdiv_scalar", "_RDivScalar", "_greater_scalar", "_greater_equal_scalar",
-                             "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
+const OpRegistrar kRegister({{"_plus_scalar", {"_PlusScalar"}},
+                             {"_minus_scalar", {"_MinusScalar"}},
+                             {"_rminus_scalar", {"_RMinusScalar"}},
+                             {"_mul_scalar", {"_MulScalar"}},
+                             {"_div_scalar", {"_DivScalar"}},
+                             {"_rdiv_scalar", {"_RDivScalar"}},
+                             {"_greater_scalar"},
+                             {"_greater_equal_scalar"},
+                             {"_lesser_scalar"},
+                             {"_lesser_equal_scalar"},
+                             {"_equal_scalar"},
+                             {"_not_equal_scalar"}},
                             new ScalarArithOp);
 
 }  // namespace
 
 ScalarArith ScalarArith::Parse(const Attrs& attrs) {
   auto it = Names().find(attrs.op());
-  Check(it != Names().end(), QV_ERR_INTERNAL, attrs.Where() + "is not a scalar arithmetic operator");
+  Check(it != Names().end(), Status::kInternal, attrs.Where() + "is not a scalar arithmetic operator");
   ScalarArith s;
   s.kind = it->second;
   attrs.Require("scalar");

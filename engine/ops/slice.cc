@@ -13,9 +13,9 @@ SliceWindow ResolveSliceTuples(const Attrs& attrs, const Shape& x) {
   attrs.Require("end");
   const auto begin = attrs.GetOptionalTuple("begin"), end = attrs.GetOptionalTuple("end");
   const auto step = attrs.GetOptionalTuple("step");
-  Check(begin.size() == end.size() && (step.empty() || step.size() == begin.size()), QV_ERR_PARSE,
+  Check(begin.size() == end.size() && (step.empty() || step.size() == begin.size()), Status::kParse,
         attrs.Where() + "begin, end and step must have the same length");
-  Check(begin.size() <= x.size(), QV_ERR_SHAPE,
+  Check(begin.size() <= x.size(), Status::kShape,
         attrs.Where() + "begin has " + std::to_string(begin.size()) + " entries for data " + ShapeToString(x));
   SliceWindow w;
   for (size_t d = 0; d < x.size(); ++d) {
@@ -23,7 +23,7 @@ SliceWindow ResolveSliceTuples(const Attrs& attrs, const Shape& x) {
     int64_t b = 0, s = 1, n = len;
     if (d < begin.size()) {
       s = step.empty() ? 1 : step[d].value_or(1);
-      Check(s != 0, QV_ERR_PARSE, attrs.Where() + "step must not be 0");
+      Check(s != 0, Status::kParse, attrs.Where() + "step must not be 0");
       if (s > 0) {
         b = begin[d].value_or(0);
         int64_t e = end[d].value_or(len);
@@ -42,7 +42,7 @@ SliceWindow ResolveSliceTuples(const Attrs& attrs, const Shape& x) {
         n = b >= 0 && b > e ? (b - e - 1) / -s + 1 : 0;
       }
     }
-    Check(n > 0, QV_ERR_SHAPE,
+    Check(n > 0, Status::kShape,
           attrs.Where() + "the slice of axis " + std::to_string(d) + " of " + ShapeToString(x) + " is empty");
     w.out.push_back(n);
     w.begin.push_back(b);
@@ -55,7 +55,7 @@ SliceWindow ResolveSliceTuples(const Attrs& attrs, const Shape& x) {
 SliceWindow ResolveSliceAxis(const Attrs& attrs, const Shape& x) {
   const int64_t ndim = static_cast<int64_t>(x.size());
   int64_t axis = attrs.RequireInt("axis");
-  Check(axis >= -ndim && axis < ndim, QV_ERR_SHAPE,
+  Check(axis >= -ndim && axis < ndim, Status::kShape,
         attrs.Where() + "axis " + std::to_string(axis) + " is out of range for " + ShapeToString(x));
   if (axis < 0) axis += ndim;
   const int64_t len = x[axis];
@@ -64,7 +64,7 @@ SliceWindow ResolveSliceAxis(const Attrs& attrs, const Shape& x) {
   int64_t e = attrs.GetInt("end", len);
   if (b < 0) b += len;
   if (e < 0) e += len;
-  Check(b >= 0 && b < e && e <= len, QV_ERR_SHAPE,
+  Check(b >= 0 && b < e && e <= len, Status::kShape,
         attrs.Where() + "begin " + attrs.GetString("begin", "") + " and end " + attrs.GetString("end", "") +
             " do not select a non-empty range of axis " + std::to_string(axis) + " of " + ShapeToString(x));
   SliceWindow w{x, std::vector<int64_t>(x.size(), 0), std::vector<int64_t>(x.size(), 1)};
@@ -88,13 +88,13 @@ class SliceOp : public OpDef {
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
-    Check(!in[0].shape.empty(), QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+    Check(!in[0].shape.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     return {{ResolveSlice(attrs, in[0].shape).out, in[0].dtype}};
   }
 };
 
-const OpRegistrar kRegister({"slice", "crop", "slice_axis"}, new SliceOp);
-const OpRegistrar kRegisterLike({"slice_like"}, new SliceLikeOp);
+const OpRegistrar kRegister({{"slice", {"crop"}}, {"slice_axis"}}, new SliceOp);
+const OpRegistrar kRegisterLike({{"slice_like"}}, new SliceLikeOp);
 
 }  // namespace
 
@@ -106,7 +106,7 @@ SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape
   const int64_t ndim = static_cast<int64_t>(input.size());
   std::vector<int64_t> axes = attrs.GetTuple("axes", {});
   if (axes.empty()) {
-    Check(like.size() == input.size(), QV_ERR_SHAPE,
+    Check(like.size() == input.size(), Status::kShape,
           attrs.Where() + "without axes, shape_like " + ShapeToString(like) + " must have the rank of data " +
               ShapeToString(input));
     for (int64_t d = 0; d < ndim; ++d) axes.push_back(d);
@@ -114,10 +114,10 @@ SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape
   SliceWindow w{input, std::vector<int64_t>(input.size(), 0), std::vector<int64_t>(input.size(), 1)};
   for (int64_t a : axes) {
     const int64_t axis = a < 0 ? a + ndim : a;
-    Check(axis >= 0 && axis < ndim && axis < static_cast<int64_t>(like.size()), QV_ERR_SHAPE,
+    Check(axis >= 0 && axis < ndim && axis < static_cast<int64_t>(like.size()), Status::kShape,
           attrs.Where() + "axis " + std::to_string(a) + " is out of range for data " + ShapeToString(input) +
               " and shape_like " + ShapeToString(like));
-    Check(like[axis] >= 1 && like[axis] <= input[axis], QV_ERR_SHAPE,
+    Check(like[axis] >= 1 && like[axis] <= input[axis], Status::kShape,
           attrs.Where() + "shape_like " + ShapeToString(like) + " is larger than data " + ShapeToString(input) +
               " along axis " + std::to_string(axis));
     w.out[axis] = like[axis];

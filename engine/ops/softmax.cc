@@ -1,22 +1,39 @@
 #include "ops/softmax.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace qv {
 
 SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& x) {
-  Check(!x.empty(), QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+  Check(!x.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
   const int64_t ndim = static_cast<int64_t>(x.size());
   int64_t axis = ndim - 1;
   SoftmaxGeometry g;
   if (attrs.op() == "softmax") {
     axis = attrs.GetInt("axis", -1);
     if (axis < 0) axis += ndim;
-    Check(axis >= 0 && axis < ndim, QV_ERR_SHAPE, attrs.Where() + "axis out of range for " + ShapeToString(x));
+    Check(axis >= 0 && axis < ndim, Status::kShape, attrs.Where() + "axis out of range for " + ShapeToString(x));
     g.temperature = attrs.GetFloat("temperature", 1.0);
-    Check(g.temperature > 0, QV_ERR_PARSE, attrs.Where() + "temperature must be positive");
+    Check(g.temperature > 0, Status::kParse, attrs.Where() + "temperature must be positive");
+  } else if (attrs.op() == "SoftmaxActivation") {
+    const std::string mode = attrs.GetString("mode", "instance");
+    if (mode == "channel") {
+      // (N, C, rest...): a C-way softmax at each position of each instance.
+      Check(ndim >= 3, Status::kShape, attrs.Where() + "mode 'channel' needs at least 3 dimensions, got " +
+                                           ShapeToString(x));
+      axis = 1;
+    } else {
+      Check(mode == "instance", Status::kParse,
+            attrs.Where() + "mode '" + mode + "' is not 'instance' or 'channel'");
+      // (N, rest...) flattened to (N, rest): one softmax per instance.
+      g.outer = x[0];
+      g.axis = ElementCount(x) / std::max<int64_t>(x[0], 1);
+      return g;
+    }
   } else if (attrs.GetBool("multi_output", false)) {
-    Check(ndim >= 2, QV_ERR_SHAPE, attrs.Where() + "multi_output needs at least 2 dimensions");
+    Check(ndim >= 2, Status::kShape, attrs.Where() + "multi_output needs at least 2 dimensions");
     axis = 1;
   } else if (!attrs.GetBool("preserve_shape", false)) {
     // MXNet flattens (N, ...) to (N, rest) and normalises over the rest.
@@ -50,8 +67,8 @@ class SoftmaxOutputOp : public SoftmaxOp {
   std::vector<int> UnusedInputs(const Attrs&) const override { return {1}; }
 };
 
-const OpRegistrar kSoftmax({"softmax"}, new SoftmaxOp);
-const OpRegistrar kSoftmaxOutput({"SoftmaxOutput", "Softmax"}, new SoftmaxOutputOp);
+const OpRegistrar kSoftmax({{"softmax"}, {"SoftmaxActivation"}}, new SoftmaxOp);
+const OpRegistrar kSoftmaxOutput({{"SoftmaxOutput", {"Softmax"}}}, new SoftmaxOutputOp);
 
 }  // namespace
 }  // namespace qv

@@ -10,7 +10,8 @@ struct SoftmaxGeometry {
   double temperature = 1.0;
 };
 
-// softmax(axis=-1, temperature) and SoftmaxOutput / Softmax (multi_output, preserve_shape).
+// softmax(axis=-1, temperature), SoftmaxActivation (mode instance or channel) and SoftmaxOutput /
+// Softmax (multi_output, preserve_shape).
 SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& input);
 
 }  // namespace qv

@@ -11,13 +11,13 @@ std::vector<int64_t> TransposeAxes(const Attrs& attrs, size_t ndim) {
     return axes;
   }
   const std::string shown = attrs.GetString("axes", "");
-  Check(axes.size() == ndim, QV_ERR_SHAPE,
+  Check(axes.size() == ndim, Status::kShape,
         attrs.Where() + "axes " + shown + " must name each of the data's " + std::to_string(ndim) + " dimensions");
   std::vector<bool> seen(ndim, false);
   for (int64_t a : axes) {
     // MXNet 1.x's transpose takes no negative axes either.
-    Check(a >= 0 && a < n, QV_ERR_SHAPE, attrs.Where() + "axes " + shown + " has an axis outside 0.." + std::to_string(n - 1));
-    Check(!seen[a], QV_ERR_SHAPE, attrs.Where() + "axes " + shown + " repeats axis " + std::to_string(a));
+    Check(a >= 0 && a < n, Status::kShape, attrs.Where() + "axes " + shown + " has an axis outside 0.." + std::to_string(n - 1));
+    Check(!seen[a], Status::kShape, attrs.Where() + "axes " + shown + " repeats axis " + std::to_string(a));
     seen[a] = true;
   }
   return axes;
@@ -32,14 +32,14 @@ class TransposeOp : public OpDef {
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
     const Shape& x = in[0].shape;
-    Check(!x.empty(), QV_ERR_SHAPE, attrs.Where() + "data must have at least 1 dimension");
+    Check(!x.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     Shape out;
     for (int64_t a : TransposeAxes(attrs, x.size())) out.push_back(x[a]);
     return {{out, in[0].dtype}};
   }
 };
 
-const OpRegistrar kRegister({"transpose"}, new TransposeOp);
+const OpRegistrar kRegister({{"transpose"}}, new TransposeOp);
 
 }  // namespace
 }  // namespace qv

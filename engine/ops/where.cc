@@ -13,16 +13,16 @@ class WhereOp : public OpDef {
     ExpectInputs(attrs, in, 3);
     ExpectFloat32(attrs, in);
     const Shape &cond = in[0].shape, &x = in[1].shape, &y = in[2].shape;
-    Check(x == y, QV_ERR_SHAPE, attrs.Where() + "x " + ShapeToString(x) + " and y " + ShapeToString(y) + " differ");
+    Check(x == y, Status::kShape, attrs.Where() + "x " + ShapeToString(x) + " and y " + ShapeToString(y) + " differ");
     const bool rows = cond.size() == 1 && !x.empty() && cond[0] == x[0];
-    Check(cond == x || rows, QV_ERR_SHAPE,
+    Check(cond == x || rows, Status::kShape,
           attrs.Where() + "condition " + ShapeToString(cond) + " must have x's shape " + ShapeToString(x) +
               " or be 1-D with its first dimension");
     return {in[1]};
   }
 };
 
-const OpRegistrar kRegister({"where"}, new WhereOp);
+const OpRegistrar kRegister({{"where"}}, new WhereOp);
 
 }  // namespace
 }  // namespace qv

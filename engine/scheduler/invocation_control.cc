@@ -22,7 +22,7 @@ bool InvocationControl::Cancel() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (state_ != State::kPending) return false;
-    finish = EndLocked({QV_ERR_CANCELLED, "the invocation was cancelled (QvCancel)"});
+    finish = EndLocked({Status::kCancelled, "the invocation was cancelled (QvCancel)"});
   }
   if (finish) finish(ended_with_);
   return true;
@@ -96,7 +96,7 @@ bool InvocationControl::ExpiredLocked(Clock::time_point now) const { return has_
 bool InvocationControl::ExpiredNowLocked() const { return has_deadline_ && ExpiredLocked(Clock::now()); }
 
 Failure InvocationControl::DeadlineFailure() const {
-  return {QV_ERR_DEADLINE_EXCEEDED,
+  return {Status::kDeadlineExceeded,
           "the invocation's deadline (" + std::to_string(deadline_us_) + " us after submission) passed before it finished"};
 }
 

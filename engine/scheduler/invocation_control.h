@@ -26,7 +26,7 @@ class InvocationControl {
   InvocationControl(const InvocationControl&) = delete;
   InvocationControl& operator=(const InvocationControl&) = delete;
 
-  // Cancels a pending invocation; true if it was pending (it then reports QV_ERR_CANCELLED).
+  // Cancels a pending invocation; true if it was pending (it then reports Status::kCancelled).
   bool Cancel();
   // ok() while the invocation may go on (pending, or claimed); else why it stopped. Notices a passed
   // deadline (which ends the invocation).
@@ -41,7 +41,7 @@ class InvocationControl {
   // Sets the function that reports the end; false (and `finish` is dropped) if it has ended already.
   bool SetFinisher(Finisher finish);
   // Ends the invocation with `failure` (ok() after a successful Claim), unless it has ended already.
-  // A pending invocation past its deadline ends with QV_ERR_DEADLINE_EXCEEDED instead.
+  // A pending invocation past its deadline ends with Status::kDeadlineExceeded instead.
   void Finish(const Failure& failure);
 
   bool has_deadline() const { return has_deadline_; }

@@ -1,23 +1,39 @@
-// Memory on devices other than the host CPU. The CPU-only build refuses every GPU with a clear error
-// (device_memory_none.cc); the CUDA build implements these over its pools (backends/cuda).
+// Memory of one device type: allocation and copies to and from host memory. Host memory is built in
+// (host_memory.cc); a backend for another device type registers its own (backends/cuda), so arrays
+// live on any device this build has a backend for, and are refused, naming the device, on any other.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 
 #include "common/device.h"
+#include "common/error.h"
 #include "tensor/storage.h"
 
-namespace qv::device_memory {
+namespace qv {
 
-// Throws Error(QV_ERR_DEVICE) naming the device and why it cannot be used.
-void Require(const Device& device);
+class DeviceMemory {
+ public:
+  virtual ~DeviceMemory() = default;
 
-// Zero-filled device memory; throws QV_ERR_DEVICE or QV_ERR_OUT_OF_MEMORY naming the device and size.
-std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes);
+  // Throws Error(Status::kDevice) naming the device and why it cannot be used.
+  virtual void Require(const Device& device) const = 0;
+  // Zero-filled memory; throws Status::kDevice or Status::kOutOfMemory naming the device and size.
+  virtual std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes) const = 0;
+  // Synchronous copies between host memory and `device` memory, and within `device`.
+  virtual void CopyFromHost(const Device& device, void* dst, const void* host_src, size_t bytes) const = 0;
+  virtual void CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const = 0;
+  virtual void Copy(const Device& device, void* dst, const void* src, size_t bytes) const = 0;
+  virtual void SetZero(const Device& device, void* dst, size_t bytes) const = 0;
+};
 
-// Synchronous copies between host memory and `device` memory.
-void CopyFromHost(const Device& device, void* device_dst, const void* host_src, size_t bytes);
-void CopyToHost(const Device& device, void* host_dst, const void* device_src, size_t bytes);
+// Called once per device type, at static-initialisation time, by the backend that owns it.
+void RegisterDeviceMemory(DeviceType type, const DeviceMemory* memory);
 
-}  // namespace qv::device_memory
+// The memory of `device`'s type; throws NoBackendError when this build has no backend for it.
+const DeviceMemory& DeviceMemoryOf(const Device& device);
+
+// Status::kDevice: this build has no backend for `device`'s type.
+Error NoBackendError(const Device& device);
+
+}  // namespace qv

@@ -1,7 +1,5 @@
 #include "tensor/ndarray.h"
 
-#include <cstring>
-
 #include "tensor/device_memory.h"
 #include "tensor/memory_stats.h"
 
@@ -16,10 +14,11 @@ NDArray::NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr
 NDArray::~NDArray() { memory_stats::ArrayDestroyed(); }
 
 std::shared_ptr<NDArray> NDArray::Create(const Shape& shape, DType dtype, Device device) {
-  if (device.type != QV_CPU) device_memory::Require(device);
+  const DeviceMemory& memory = DeviceMemoryOf(device);
+  memory.Require(device);
   const size_t nbytes = static_cast<size_t>(ByteCount(shape, DTypeSize(dtype)));
   try {
-    auto storage = device.type == QV_CPU ? Storage::Allocate(nbytes) : device_memory::Allocate(device, nbytes);
+    auto storage = memory.Allocate(device, nbytes);
     return std::shared_ptr<NDArray>(new NDArray(shape, dtype, device, std::move(storage), nbytes));
   } catch (const Error& e) {
     throw Error(e.status(), std::string("array ") + ShapeToString(shape) + " " + DTypeName(dtype) + ": " + e.what());
@@ -28,24 +27,22 @@ std::shared_ptr<NDArray> NDArray::Create(const Shape& shape, DType dtype, Device
 
 std::shared_ptr<NDArray> NDArray::FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage) {
   const size_t nbytes = static_cast<size_t>(ByteCount(shape, DTypeSize(dtype)));
-  Check(storage && storage->size() >= nbytes, QV_ERR_INTERNAL, "storage smaller than shape " + ShapeToString(shape));
+  Check(storage && storage->size() >= nbytes, Status::kInternal, "storage smaller than shape " + ShapeToString(shape));
   return std::shared_ptr<NDArray>(new NDArray(shape, dtype, Device{}, std::move(storage), nbytes));
 }
 
 void NDArray::CopyFromHost(const void* src, size_t bytes) {
-  Check(bytes == nbytes_, QV_ERR_INTERNAL, "copy of " + std::to_string(bytes) + " bytes into an array of " +
+  Check(bytes == nbytes_, Status::kInternal, "copy of " + std::to_string(bytes) + " bytes into an array of " +
                                                std::to_string(nbytes_));
   if (bytes == 0) return;
-  if (device_.type == QV_CPU) std::memcpy(data(), src, bytes);
-  else device_memory::CopyFromHost(device_, data(), src, bytes);
+  DeviceMemoryOf(device_).CopyFromHost(device_, data(), src, bytes);
 }
 
 void NDArray::CopyToHost(void* dst, size_t bytes) const {
-  Check(bytes == nbytes_, QV_ERR_INTERNAL, "copy of " + std::to_string(bytes) + " bytes from an array of " +
+  Check(bytes == nbytes_, Status::kInternal, "copy of " + std::to_string(bytes) + " bytes from an array of " +
                                                std::to_string(nbytes_));
   if (bytes == 0) return;
-  if (device_.type == QV_CPU) std::memcpy(dst, data(), bytes);
-  else device_memory::CopyToHost(device_, dst, data(), bytes);
+  DeviceMemoryOf(device_).CopyToHost(device_, dst, data(), bytes);
 }
 
 }  // namespace qv

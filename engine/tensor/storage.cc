@@ -61,14 +61,14 @@ std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
   fault::Hit(fault::Site::kAllocation);
   const size_t held = std::min<size_t>(memory_stats::BytesInUse(), MaxBytes());
   if (bytes > MaxBytes() - held)
-    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes: the runtime holds " +
+    throw Error(Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes: the runtime holds " +
                                           std::to_string(held) + " of the " + std::to_string(MaxBytes()) +
                                           " bytes this process may use");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);
   if (rounded != 0 && p == nullptr)
-    throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes");
+    throw Error(Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes");
   if (p) std::memset(p, 0, rounded);
   memory_stats::AddBytes(static_cast<int64_t>(rounded));
   return std::shared_ptr<Storage>(new Storage(p, rounded, true, nullptr, nullptr));

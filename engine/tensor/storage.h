@@ -11,7 +11,7 @@ class Storage {
  public:
   using ReleaseFn = void (*)(void* ctx);
 
-  // Zero-filled, 64-byte aligned. Throws Error(QV_ERR_OUT_OF_MEMORY) naming the size on failure, and
+  // Zero-filled, 64-byte aligned. Throws Error(Status::kOutOfMemory) naming the size on failure, and
   // before trying when the runtime's storage would exceed MaxBytes().
   static std::shared_ptr<Storage> Allocate(size_t bytes);
   // The most bytes of storage the runtime holds at once: physical memory, this process's cgroup memory

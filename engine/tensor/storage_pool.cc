@@ -1,5 +1,7 @@
 #include "tensor/storage_pool.h"
 
+#include "tensor/device_memory.h"
+
 namespace qv {
 
 StoragePool::Lease StoragePool::Borrow(size_t bytes) {
@@ -12,7 +14,7 @@ StoragePool::Lease StoragePool::Borrow(size_t bytes) {
       return Lease(this, std::move(block), bytes);
     }
   }
-  return Lease(this, Storage::Allocate(bytes), bytes);
+  return Lease(this, DeviceMemoryOf(device_).Allocate(device_, bytes), bytes);
 }
 
 void StoragePool::Return(size_t bytes, std::shared_ptr<Storage> block) {

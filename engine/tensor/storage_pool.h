@@ -1,6 +1,6 @@
-// Storage kept for reuse: a run borrows blocks of the sizes it needs and gives them back when done, so
-// steady-state runs neither allocate nor zero-fill. The pool keeps at most as many blocks of a size as
-// were borrowed at once, and frees them with itself.
+// Storage kept for reuse on one device: a run borrows blocks of the sizes it needs and gives them back
+// when done, so steady-state runs neither allocate nor zero-fill. The pool keeps at most as many blocks
+// of a size as were borrowed at once, and frees them with itself.
 #pragma once
 
 #include <cstddef>
@@ -9,12 +9,15 @@
 #include <mutex>
 #include <vector>
 
+#include "common/device.h"
 #include "tensor/storage.h"
 
 namespace qv {
 
 class StoragePool {
  public:
+  explicit StoragePool(Device device = Device{}) : device_(device) {}
+
   // A borrowed block; back to its pool when the lease is destroyed. The pool must outlive it.
   class Lease {
    public:
@@ -34,12 +37,13 @@ class StoragePool {
   };
 
   // A block of exactly `bytes`: a reused one holds what its last borrower left, a new one is zero-filled.
-  // Throws Error(QV_ERR_OUT_OF_MEMORY) as Storage::Allocate does.
+  // Throws Error(Status::kOutOfMemory) as DeviceMemory::Allocate does.
   Lease Borrow(size_t bytes);
 
  private:
   void Return(size_t bytes, std::shared_ptr<Storage> block);
 
+  const Device device_;
   std::mutex mu_;
   std::map<size_t, std::vector<std::shared_ptr<Storage>>> free_;  // by size
 };

@@ -16,4 +16,8 @@ TEST_CASE("the fuzz dictionary lists every registered operator", "[fuzz]") {
     INFO("operator " << op << " is missing from tests/fuzz/dict/symbol.dict");
     CHECK(entries.count(op) == 1);
   }
+  for (const auto& [alias, op] : qv::ListAliases()) {
+    INFO("alias " << alias << " (of " << op << ") is missing from tests/fuzz/dict/symbol.dict");
+    CHECK(entries.count(alias) == 1);
+  }
 }

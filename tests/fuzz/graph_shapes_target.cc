@@ -8,6 +8,7 @@
 #include "fuzz/fuzz_targets.h"
 #include "graph/graph_check.h"
 #include "graph/symbol_json.h"
+#include "handles.h"
 #include "ops/attrs.h"
 
 namespace quiver_fuzz {
@@ -43,7 +44,7 @@ qv::Shape VariableShape(const qv::Node& var, const uint8_t* control, size_t* nex
 }
 
 std::string CheckError(const char* stage, const qv::Error& e) {
-  return CheckFailure(stage, e.status(), e.what(),
+  return CheckFailure(stage, qv::capi::ToQvStatus(e.status()), e.what(),
                       {QV_ERR_PARSE, QV_ERR_UNSUPPORTED, QV_ERR_SHAPE, QV_ERR_NOT_FOUND, QV_ERR_OUT_OF_MEMORY,
                        QV_ERR_INVALID_ARGUMENT});
 }
@@ -88,7 +89,7 @@ std::string BuildAndRun(const std::string& json, const uint8_t* control) {
   }
   for (const qv::NDArrayPtr& out : outputs) {
     const qv::Failure f = qv::Engine::Get().WaitToRead(out->var());
-    if (!f.ok()) return CheckFailure("running the graph", f.status, f.message, {QV_ERR_OUT_OF_MEMORY});
+    if (!f.ok()) return CheckFailure("running the graph", qv::capi::ToQvStatus(f.status), f.message, {QV_ERR_OUT_OF_MEMORY});
   }
   return "";
 }

@@ -72,11 +72,11 @@ TEST_CASE("an injected kernel error fails exactly the invocation it hits", "[soa
   const std::vector<float> expected = RunSync(op, input);
   const auto before = SettledMemoryStats();
   // Steps per invocation, counted on one clean run, so the fault lands inside invocation 5 of 12.
-  fault::Arm(fault::Site::kKernel, UINT64_MAX, QV_ERR_INTERNAL);
+  fault::Arm(fault::Site::kKernel, UINT64_MAX, qv::Status::kInternal);
   RunSync(op, input);
   const uint64_t steps = fault::Hits(fault::Site::kKernel);
   REQUIRE(steps > 2);
-  fault::Arm(fault::Site::kKernel, 4 * steps + steps / 2, QV_ERR_INTERNAL);
+  fault::Arm(fault::Site::kKernel, 4 * steps + steps / 2, qv::Status::kInternal);
   const std::vector<Outcome> outcomes = RunBatch(op, input, 12);
   fault::Disarm();
   CheckExactlyOneFailed(outcomes, expected, QV_ERR_INTERNAL);
@@ -94,7 +94,7 @@ TEST_CASE("an injected failure among 8 threads on two models fails one invocatio
     INFO((site == fault::Site::kKernel ? "kernel error" : "allocation failure"));
     // Aim at a hit around the middle of the run; allocations are fewer than kernel steps.
     fault::Arm(site, site == fault::Site::kKernel ? 900 : 200,
-               site == fault::Site::kKernel ? QV_ERR_INTERNAL : QV_ERR_OUT_OF_MEMORY);
+               site == fault::Site::kKernel ? qv::Status::kInternal : qv::Status::kOutOfMemory);
     std::vector<std::vector<Outcome>> per_thread(kThreads);
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t)
@@ -135,7 +135,7 @@ TEST_CASE("an injected allocation failure releases the invocation's slot and mem
   LoadedModel model(Flags{{"max_inflight", "1"}});
   const auto before = SettledMemoryStats();
   for (uint64_t countdown : {1, 2}) {  // the output array's storage, then the workspace (if not pooled)
-    fault::Arm(fault::Site::kAllocation, countdown, QV_ERR_OUT_OF_MEMORY);
+    fault::Arm(fault::Site::kAllocation, countdown, qv::Status::kOutOfMemory);
     const std::vector<Outcome> outcomes = RunBatch(model.op, model.input, 1);
     fault::Disarm();
     const Outcome& o = outcomes[0];

@@ -13,7 +13,7 @@ using dnnl::memory;
 KernelBuild BuildBatchNorm(const KernelRequest& req) {
   const auto p = BatchNormParams::Parse(req.attrs);
   for (int i = 1; i < 5; ++i)
-    Check(req.inputs[i].constant != nullptr, QV_ERR_UNSUPPORTED,
+    Check(req.inputs[i].constant != nullptr, Status::kUnsupported,
           req.attrs.Where() + "gamma, beta and the moving statistics must be parameters");
   const Shape& shape = req.inputs[0].type.shape;
   const int64_t c = shape[1];
@@ -21,8 +21,8 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   // oneDNN wants gamma and beta stacked as one (2, C) tensor.
   auto scale_shift = AllocateConstant(2 * c * sizeof(float));
   float* ss = static_cast<float*>(scale_shift.get());
-  const float* gamma = req.inputs[1].constant->data_as<float>();
-  const float* beta = req.inputs[2].constant->data_as<float>();
+  const float* gamma = req.inputs[1].constant->plain().data_as<float>();
+  const float* beta = req.inputs[2].constant->plain().data_as<float>();
   for (int64_t i = 0; i < c; ++i) {
     ss[i] = p.fix_gamma ? 1.f : gamma[i];
     ss[c + i] = beta[i];

@@ -125,7 +125,7 @@ KernelBuild BuildBoxNms(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"_contrib_box_nms", "_contrib_box_non_maximum_suppression"}, BuildBoxNms);
+const CpuKernelRegistrar kRegister({"_contrib_box_nms"}, BuildBoxNms);
 
 }  // namespace
 }  // namespace qv::cpu

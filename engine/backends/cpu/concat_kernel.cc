@@ -28,7 +28,7 @@ KernelBuild BuildConcat(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"Concat", "concat"}, BuildConcat);
+const CpuKernelRegistrar kRegister({"Concat"}, BuildConcat);
 
 }  // namespace
 }  // namespace qv::cpu

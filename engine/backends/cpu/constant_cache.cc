@@ -1,34 +1,40 @@
 #include "backends/cpu/constant_cache.h"
 
 namespace qv::cpu {
+namespace {
 
-std::shared_ptr<void> ConstantCache::Get(const NDArrayPtr& param, const Desc& from, const Desc& to) {
+// The bytes of a constant, kept alive with it.
+std::shared_ptr<void> BytesOf(const ConstantPtr& param) {
+  return std::shared_ptr<void>(param, const_cast<void*>(param->data()));
+}
+
+}  // namespace
+
+std::shared_ptr<void> ConstantCache::Get(const ConstantPtr& param, const Desc& from, const Desc& to) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto packed = packed_.find(param->data());
-  const Desc actual = packed == packed_.end() ? from : packed->second;
-  if (actual == to) return std::shared_ptr<void>(param, param->data());  // already in place: no copy
+  const Desc& actual = param->is_packed() ? DescOf(*param->layout()) : from;
+  if (actual == to) return BytesOf(param);  // already in place: no copy
   for (const auto& e : entries_)
     if (e.source == param->data() && e.layout == to) return e.data;
-  entries_.push_back({param->data(), to, Reorder(param, from, to)});
+  entries_.push_back({param->data(), to, Reorder(*param, from, to)});
   return entries_.back().data;
 }
 
 // The caller holds mu_.
-std::shared_ptr<void> ConstantCache::Reorder(const NDArrayPtr& param, const Desc& from, const Desc& to) {
-  auto packed = packed_.find(param->data());
-  if (packed == packed_.end()) return ReorderConstant(param->data(), from, to);
-  const Desc& layout = packed->second;
-  if (layout.dims() == to.dims()) return ReorderConstant(param->data(), layout, to);
+std::shared_ptr<void> ConstantCache::Reorder(const Constant& param, const Desc& from, const Desc& to) {
+  if (!param.is_packed()) return ReorderConstant(param.data(), from, to);
+  const Desc& layout = DescOf(*param.layout());
+  if (layout.dims() == to.dims()) return ReorderConstant(param.data(), layout, to);
   // Another view of the same tensor (a 4-D FullyConnected weight seen as 2-D): via row-major bytes,
   // which do not depend on how the dimensions are grouped.
   const auto dims = layout.dims();
-  auto plain = ReorderConstant(param->data(), layout, PlainDesc(Shape(dims.begin(), dims.end())));
+  auto plain = ReorderConstant(param.data(), layout, PlainDesc(Shape(dims.begin(), dims.end())));
   return ReorderConstant(plain.get(), from, to);
 }
 
-NDArrayPtr ConstantCache::Repack(const NDArrayPtr& param) {
+ConstantPtr ConstantCache::Repack(const ConstantPtr& param) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (packed_.count(param->data())) return param;
+  if (param->is_packed()) return param;
   const Entry* only = nullptr;
   for (const auto& e : entries_) {
     if (e.source != param->data()) continue;
@@ -36,12 +42,7 @@ NDArrayPtr ConstantCache::Repack(const NDArrayPtr& param) {
     only = &e;
   }
   if (!only) return param;
-  // The storage keeps the packed bytes alive through the shared pointer it holds.
-  auto* keep = new std::shared_ptr<void>(only->data);
-  auto storage = Storage::Wrap(
-      keep->get(), only->layout.get_size(), [](void* ctx) { delete static_cast<std::shared_ptr<void>*>(ctx); }, keep);
-  NDArrayPtr repacked = NDArray::FromStorage(param->shape(), param->dtype(), storage);
-  packed_[repacked->data()] = only->layout;
+  auto repacked = std::make_shared<const Constant>(param->type(), ToLayout(only->layout), only->data);
   entries_.erase(entries_.begin() + (only - entries_.data()));
   return repacked;
 }

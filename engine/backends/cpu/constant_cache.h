@@ -2,11 +2,11 @@
 //
 // A kernel asks for a parameter in layout `to`; the cache reorders it once and hands the same bytes to
 // every later plan that wants that layout. Once a weight is only ever read in one kernel layout,
-// Repack makes that copy the parameter itself, so each parameter is held once, not as a plain copy plus
-// a packed one. A later plan that wants another layout still gets it, reordered from the packed bytes.
+// Repack makes that copy the parameter itself (a packed Constant), so each parameter is held once,
+// not as a plain copy plus a packed one. A later plan that wants another layout still gets it,
+// reordered from the packed bytes.
 #pragma once
 
-#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -15,14 +15,13 @@
 
 namespace qv::cpu {
 
-class ConstantCache {
+class ConstantCache : public ConstantStore {
  public:
-  // `param` in layout `to`; `from` is the layout the caller assumes its bytes are in (plain).
-  std::shared_ptr<void> Get(const NDArrayPtr& param, const Desc& from, const Desc& to);
+  // `param` in layout `to`; `from` is the layout a plain parameter's bytes are in (its row-major
+  // descriptor, as the kernel groups its dimensions).
+  std::shared_ptr<void> Get(const ConstantPtr& param, const Desc& from, const Desc& to);
 
-  // If `param` has been asked for in exactly one layout other than its own, returns a parameter whose
-  // bytes are that copy (the plain bytes are then freed with `param`); otherwise returns `param`.
-  NDArrayPtr Repack(const NDArrayPtr& param);
+  ConstantPtr Repack(const ConstantPtr& param) override;
 
  private:
   struct Entry {
@@ -30,11 +29,10 @@ class ConstantCache {
     Desc layout;
     std::shared_ptr<void> data;
   };
-  std::shared_ptr<void> Reorder(const NDArrayPtr& param, const Desc& from, const Desc& to);
+  std::shared_ptr<void> Reorder(const Constant& param, const Desc& from, const Desc& to);
 
   std::mutex mu_;
   std::vector<Entry> entries_;
-  std::map<const void*, Desc> packed_;  // parameters whose bytes are in a kernel layout, not plain
 };
 
 }  // namespace qv::cpu

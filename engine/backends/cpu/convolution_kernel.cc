@@ -27,9 +27,9 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   const auto p = ConvolutionParams::Parse(req.attrs);
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
-  Check(weight.constant != nullptr, QV_ERR_UNSUPPORTED, req.attrs.Where() + "weight must be a parameter");
+  Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
-  Check(!bias || bias->constant, QV_ERR_UNSUPPORTED, req.attrs.Where() + "bias must be a parameter");
+  Check(!bias || bias->constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
 
   const Shape& w = weight.type.shape;
   memory::dims wdims = ToDims(w);

@@ -30,7 +30,7 @@ class ThreadScratchpad {
     if (bytes == 0) return;
     const size_t rounded = (bytes + 63) / 64 * 64;
     data_ = std::aligned_alloc(64, rounded);
-    if (!data_) throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate a " + std::to_string(bytes) + "-byte scratchpad");
+    if (!data_) throw Error(Status::kOutOfMemory, "cannot allocate a " + std::to_string(bytes) + "-byte scratchpad");
     size_ = rounded;
     memory_stats::AddBytes(static_cast<int64_t>(size_));
   }
@@ -82,7 +82,7 @@ void SetComputeThreads(int threads) { omp_set_num_threads(threads); }
 std::shared_ptr<void> AllocateConstant(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-  if (!p) throw Error(QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes for parameters");
+  if (!p) throw Error(Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for parameters");
   memory_stats::AddBytes(static_cast<int64_t>(rounded));
   return std::shared_ptr<void>(p, [rounded](void* q) {
     std::free(q);

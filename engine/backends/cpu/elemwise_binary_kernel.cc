@@ -103,10 +103,8 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"elemwise_add", "_Plus", "_plus", "_add", "elemwise_sub", "_Minus", "_minus", "_sub",
-                                    "elemwise_mul", "_Mul", "_mul", "elemwise_div", "_Div", "_div", "broadcast_add",
-                                    "broadcast_plus", "broadcast_sub", "broadcast_minus", "broadcast_mul",
-                                    "broadcast_div"},
+const CpuKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
+                                    "broadcast_sub", "broadcast_mul", "broadcast_div"},
                                    BuildBinary);
 
 }  // namespace

@@ -12,8 +12,8 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const auto p = FullyConnectedParams::Parse(req.attrs);
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
-  Check(weight.constant != nullptr, QV_ERR_UNSUPPORTED, req.attrs.Where() + "weight must be a parameter");
-  Check(p.no_bias || req.inputs[2].constant, QV_ERR_UNSUPPORTED, req.attrs.Where() + "bias must be a parameter");
+  Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
+  Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
   const Shape& x = data.type.shape;
   const int64_t k = weight.type.shape[1];
   const int64_t rows = ElementCount(x) / k;

@@ -77,7 +77,7 @@ KernelBuild BuildSlice(const KernelRequest& req) {
 }
 
 const CpuKernelRegistrar kTranspose({"transpose"}, BuildTranspose);
-const CpuKernelRegistrar kSlice({"slice", "crop", "slice_axis", "slice_like"}, BuildSlice);
+const CpuKernelRegistrar kSlice({"slice", "slice_axis", "slice_like"}, BuildSlice);
 
 }  // namespace
 }  // namespace qv::cpu

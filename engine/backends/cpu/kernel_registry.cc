@@ -1,6 +1,7 @@
 #include <map>
 
 #include "backends/cpu/kernel.h"
+#include "common/error.h"
 
 namespace qv::cpu {
 namespace {
@@ -19,6 +20,12 @@ CpuKernelRegistrar::CpuKernelRegistrar(std::initializer_list<const char*> ops, K
 KernelFactory FindCpuKernel(const std::string& op) {
   auto it = Registry().find(op);
   return it == Registry().end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ListCpuKernels() {
+  std::vector<std::string> ops;
+  for (const auto& kv : Registry()) ops.push_back(kv.first);
+  return ops;
 }
 
 }  // namespace qv::cpu

@@ -27,7 +27,7 @@ KernelBuild BuildRowMajorView(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"Flatten", "flatten", "Reshape", "reshape", "expand_dims"}, BuildRowMajorView);
+const CpuKernelRegistrar kRegister({"Flatten", "Reshape", "expand_dims"}, BuildRowMajorView);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -26,13 +26,12 @@ KernelBuild BuildScalarArith(const KernelRequest& req) {
     case ScalarArith::kEqual: return loop([=](float x) { return x == c ? 1.f : 0.f; });
     case ScalarArith::kNotEqual: return loop([=](float x) { return x != c ? 1.f : 0.f; });
   }
-  throw Error(QV_ERR_INTERNAL, req.attrs.Where() + "unknown scalar operator");
+  throw Error(Status::kInternal, req.attrs.Where() + "unknown scalar operator");
 }
 
-const CpuKernelRegistrar kRegister({"_plus_scalar", "_PlusScalar", "_minus_scalar", "_MinusScalar", "_rminus_scalar",
-                                    "_RMinusScalar", "_mul_scalar", "_MulScalar", "_div_scalar", "_DivScalar",
-                                    "_rdiv_scalar", "_RDivScalar", "_greater_scalar", "_greater_equal_scalar",
-                                    "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
+const CpuKernelRegistrar kRegister({"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
+                                    "_rdiv_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
+                                    "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
                                    BuildScalarArith);
 
 }  // namespace

@@ -51,7 +51,7 @@ KernelBuild BuildSoftmax(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"softmax", "SoftmaxOutput", "Softmax"}, BuildSoftmax);
+const CpuKernelRegistrar kRegister({"softmax", "SoftmaxActivation", "SoftmaxOutput"}, BuildSoftmax);
 
 }  // namespace
 }  // namespace qv::cpu

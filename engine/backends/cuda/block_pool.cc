@@ -14,12 +14,12 @@ BlockPool::~BlockPool() { Trim(); }
 size_t BlockPool::RoundedSize(size_t bytes) {
   constexpr size_t kSmallUnit = 512, kLargeUnit = size_t{2} << 20, kSmallLimit = size_t{1} << 20;
   const size_t unit = bytes <= kSmallLimit ? kSmallUnit : kLargeUnit;
-  Check(bytes <= SIZE_MAX - unit, QV_ERR_OUT_OF_MEMORY, "cannot allocate " + std::to_string(bytes) + " bytes");
+  Check(bytes <= SIZE_MAX - unit, Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes");
   return (bytes + unit - 1) / unit * unit;
 }
 
 void* BlockPool::Acquire(size_t bytes) {
-  Check(bytes > 0, QV_ERR_INTERNAL, name_ + ": empty allocation");
+  Check(bytes > 0, Status::kInternal, name_ + ": empty allocation");
   const size_t size = RoundedSize(bytes);
   std::lock_guard<std::mutex> lock(mu_);
   void* block = nullptr;
@@ -35,7 +35,7 @@ void* BlockPool::Acquire(size_t bytes) {
       TrimLocked();
       block = allocator_.allocate(size);
     }
-    Check(block != nullptr, QV_ERR_OUT_OF_MEMORY,
+    Check(block != nullptr, Status::kOutOfMemory,
           "cannot allocate " + std::to_string(bytes) + " bytes of " + name_ + " (" +
               std::to_string(stats_.in_use_bytes) + " bytes in use)");
     ++stats_.allocator_calls;
@@ -48,7 +48,7 @@ void* BlockPool::Acquire(size_t bytes) {
 void BlockPool::Release(void* block) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = in_use_.find(block);
-  Check(it != in_use_.end(), QV_ERR_INTERNAL, name_ + ": released a block it did not hand out");
+  Check(it != in_use_.end(), Status::kInternal, name_ + ": released a block it did not hand out");
   const size_t size = it->second;
   in_use_.erase(it);
   stats_.in_use_bytes -= size;

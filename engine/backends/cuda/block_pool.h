@@ -34,9 +34,9 @@ class BlockPool {
   BlockPool(const BlockPool&) = delete;
   BlockPool& operator=(const BlockPool&) = delete;
 
-  // A block of at least `bytes` (> 0). Throws Error(QV_ERR_OUT_OF_MEMORY) naming the pool and size.
+  // A block of at least `bytes` (> 0). Throws Error(Status::kOutOfMemory) naming the pool and size.
   void* Acquire(size_t bytes);
-  // Returns a block from Acquire to the cache. Throws Error(QV_ERR_INTERNAL) for any other pointer.
+  // Returns a block from Acquire to the cache. Throws Error(Status::kInternal) for any other pointer.
   void Release(void* block);
   // Hands every cached block back to the allocator.
   void Trim();

@@ -34,8 +34,8 @@ const DeviceCount& Devices() {
 void RequireDevice(int id) {
   const DeviceCount& d = Devices();
   const std::string name = "device gpu(" + std::to_string(id) + ")";
-  Check(d.why_none.empty(), QV_ERR_DEVICE, name + " is not available: no usable CUDA device (" + d.why_none + ")");
-  Check(id >= 0 && id < d.count, QV_ERR_DEVICE,
+  Check(d.why_none.empty(), Status::kDevice, name + " is not available: no usable CUDA device (" + d.why_none + ")");
+  Check(id >= 0 && id < d.count, Status::kDevice,
         name + " does not exist: this machine has " + std::to_string(d.count) + " CUDA device(s)");
 }
 

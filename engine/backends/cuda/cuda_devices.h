@@ -3,7 +3,7 @@
 
 namespace qv::cuda {
 
-// Throws Error(QV_ERR_DEVICE) naming gpu(id) and why it cannot be used: no driver, no device, or an
+// Throws Error(Status::kDevice) naming gpu(id) and why it cannot be used: no driver, no device, or an
 // id beyond the devices present. The device count is read once per process.
 void RequireDevice(int id);
 

@@ -12,7 +12,7 @@ void CheckCuda(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess) return;
   // Clear the thread's sticky "last error" so a later, unrelated check does not report this one.
   cudaGetLastError();
-  const QvStatus code = status == cudaErrorMemoryAllocation ? QV_ERR_OUT_OF_MEMORY : QV_ERR_DEVICE;
+  const Status code = status == cudaErrorMemoryAllocation ? Status::kOutOfMemory : Status::kDevice;
   throw Error(code, what + " failed: " + DescribeCudaError(status));
 }
 

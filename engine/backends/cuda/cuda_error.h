@@ -7,8 +7,8 @@
 
 namespace qv::cuda {
 
-// Throws Error unless `status` is cudaSuccess: QV_ERR_OUT_OF_MEMORY for a failed allocation,
-// QV_ERR_DEVICE otherwise. The message names `what` and CUDA's name and description of the error.
+// Throws Error unless `status` is cudaSuccess: Status::kOutOfMemory for a failed allocation,
+// Status::kDevice otherwise. The message names `what` and CUDA's name and description of the error.
 void CheckCuda(cudaError_t status, const std::string& what);
 
 // "cudaErrorNoDevice: no CUDA-capable device is detected"

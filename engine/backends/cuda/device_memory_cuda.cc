@@ -1,5 +1,5 @@
-// Device memory in the CUDA build: per-device caching pools of device memory and streams, and one
-// pool of pinned host memory that stages every copy between host and device.
+// GPU memory behind the DeviceMemory interface: per-device caching pools of device memory and streams,
+// and one pool of pinned host memory that stages every copy between host and device.
 #include <cuda_runtime_api.h>
 
 #include <cstring>
@@ -11,14 +11,11 @@
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/stream_pool.h"
+#include "backends/cuda/cuda_memory.h"
 #include "common/error.h"
-#include "tensor/device_memory.h"
 
-namespace qv::device_memory {
+namespace qv::cuda {
 namespace {
-
-using cuda::BlockPool;
-using cuda::CheckCuda;
 
 // Returns null instead of failing: BlockPool trims its cache and retries, then reports the error.
 void* OrNull(cudaError_t status, void* block) {
@@ -31,17 +28,17 @@ struct DeviceResources {
   explicit DeviceResources(int id)
       : memory("gpu(" + std::to_string(id) + ") memory",
                {[id](size_t bytes) {
-                  cuda::CurrentDevice current(id);
+                  CurrentDevice current(id);
                   void* p = nullptr;
                   return OrNull(cudaMalloc(&p, bytes), p);
                 },
                 [id](void* p) {
-                  cuda::CurrentDevice current(id);
+                  CurrentDevice current(id);
                   cudaFree(p);
                 }}),
         streams(id) {}
   BlockPool memory;
-  cuda::StreamPool streams;
+  StreamPool streams;
 };
 
 // Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
@@ -89,30 +86,28 @@ void ReleaseDeviceBlock(void* ctx) {
   delete block;
 }
 
-void Copy(const Device& device, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, const char* what) {
-  cuda::CurrentDevice current(device.id);
-  cuda::StreamPool::Lease stream(ResourcesOf(device.id).streams);
+void CopyOnStream(const Device& device, void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                  const char* what) {
+  CurrentDevice current(device.id);
+  StreamPool::Lease stream(ResourcesOf(device.id).streams);
   CheckCuda(cudaMemcpyAsync(dst, src, bytes, kind, stream.get()), std::string(what) + " on " + device.ToString());
   CheckCuda(cudaStreamSynchronize(stream.get()), std::string(what) + " on " + device.ToString());
 }
 
 }  // namespace
 
-void Require(const Device& device) {
-  Check(device.type == QV_GPU, QV_ERR_DEVICE, "device " + device.ToString() + " is not a GPU");
-  cuda::RequireDevice(device.id);
+void CudaMemory::Require(const Device& device) const {
+  Check(device.type == DeviceType::kGpu, Status::kDevice, "device " + device.ToString() + " is not a GPU");
+  RequireDevice(device.id);
 }
 
-std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes) {
+std::shared_ptr<Storage> CudaMemory::Allocate(const Device& device, size_t bytes) const {
   Require(device);
   if (bytes == 0) return Storage::Wrap(nullptr, 0, nullptr, nullptr);
   DeviceResources& resources = ResourcesOf(device.id);
   auto block = std::make_unique<DeviceBlock>(DeviceBlock{&resources.memory, resources.memory.Acquire(bytes)});
   try {
-    cuda::CurrentDevice current(device.id);
-    cuda::StreamPool::Lease stream(resources.streams);
-    CheckCuda(cudaMemsetAsync(block->data, 0, bytes, stream.get()), "zero-filling memory on " + device.ToString());
-    CheckCuda(cudaStreamSynchronize(stream.get()), "zero-filling memory on " + device.ToString());
+    SetZero(device, block->data, bytes);
   } catch (...) {
     resources.memory.Release(block->data);
     throw;
@@ -121,16 +116,27 @@ std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes) {
   return Storage::Wrap(data, bytes, ReleaseDeviceBlock, block.release());
 }
 
-void CopyFromHost(const Device& device, void* device_dst, const void* host_src, size_t bytes) {
+void CudaMemory::CopyFromHost(const Device& device, void* dst, const void* host_src, size_t bytes) const {
   PooledBlock staging(PinnedPool(), bytes);
   std::memcpy(staging.data(), host_src, bytes);
-  Copy(device, device_dst, staging.data(), bytes, cudaMemcpyHostToDevice, "copying to the device");
+  CopyOnStream(device, dst, staging.data(), bytes, cudaMemcpyHostToDevice, "copying to the device");
 }
 
-void CopyToHost(const Device& device, void* host_dst, const void* device_src, size_t bytes) {
+void CudaMemory::CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const {
   PooledBlock staging(PinnedPool(), bytes);
-  Copy(device, staging.data(), device_src, bytes, cudaMemcpyDeviceToHost, "copying from the device");
+  CopyOnStream(device, staging.data(), src, bytes, cudaMemcpyDeviceToHost, "copying from the device");
   std::memcpy(host_dst, staging.data(), bytes);
 }
 
-}  // namespace qv::device_memory
+void CudaMemory::Copy(const Device& device, void* dst, const void* src, size_t bytes) const {
+  CopyOnStream(device, dst, src, bytes, cudaMemcpyDeviceToDevice, "copying on the device");
+}
+
+void CudaMemory::SetZero(const Device& device, void* dst, size_t bytes) const {
+  CurrentDevice current(device.id);
+  StreamPool::Lease stream(ResourcesOf(device.id).streams);
+  CheckCuda(cudaMemsetAsync(dst, 0, bytes, stream.get()), "zero-filling memory on " + device.ToString());
+  CheckCuda(cudaStreamSynchronize(stream.get()), "zero-filling memory on " + device.ToString());
+}
+
+}  // namespace qv::cuda

@@ -30,7 +30,7 @@ class StreamPool {
   };
 
  private:
-  // A non-blocking stream (it does not wait for the legacy default stream). Throws QV_ERR_DEVICE.
+  // A non-blocking stream (it does not wait for the legacy default stream). Throws Status::kDevice.
   cudaStream_t Borrow();
   void Return(cudaStream_t stream);
 

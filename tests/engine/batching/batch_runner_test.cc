@@ -28,18 +28,19 @@ RequestPtr MakeRequest(int64_t rows, float value, std::vector<Failure>* ends) {
 
 TEST_CASE("a batch gives each request its own rows and skips those that ended", "[batching]") {
   const BoundGraph graph = BindParameters(ParseSymbolJson(quiver_test::kTimesTwoJson), {});
-  cpu::ConstantCache constants;
+  const Backend& cpu = FindBackend(Device{});
+  const auto store = cpu.NewConstantStore();
   std::vector<TensorType> compiled;
   const PlanSource plans = [&](const std::vector<TensorType>& types) {
     compiled = types;
-    return std::shared_ptr<const Plan>(Plan::Compile(graph, types, constants));
+    return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, *store));
   };
   BatchingOptions options;
   options.max_batch_size = 8;
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 10, &ends_a), b = MakeRequest(2, 100, &ends_b), c = MakeRequest(1, 1000, &ends_c);
   REQUIRE(c->control->Cancel());
-  BatchRunner(options, plans).Run({a, b, c});
+  BatchRunner(options, plans, Device{}).Run({a, b, c});
   REQUIRE(compiled.size() == 1);
   REQUIRE(compiled[0].shape == Shape{4, 4});  // 3 live rows padded to 4
   REQUIRE(ends_a.size() == 1);
@@ -47,7 +48,7 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
   REQUIRE(ends_b.size() == 1);
   REQUIRE(ends_b[0].ok());
   REQUIRE(ends_c.size() == 1);
-  REQUIRE(ends_c[0].status == QV_ERR_CANCELLED);
+  REQUIRE(ends_c[0].status == Status::kCancelled);
   for (int64_t i = 0; i < 4; ++i) REQUIRE(a->outputs[0]->data_as<float>()[i] == 2 * (10 + i));
   for (int64_t i = 0; i < 8; ++i) REQUIRE(b->outputs[0]->data_as<float>()[i] == 2 * (100 + i));
   for (int64_t i = 0; i < 4; ++i) REQUIRE(c->outputs[0]->data_as<float>()[i] == 0);  // never written
@@ -60,13 +61,13 @@ TEST_CASE("a failing batch fails exactly its live requests with the batch's erro
   auto a = MakeRequest(1, 0, &ends_a), b = MakeRequest(1, 0, &ends_b), c = MakeRequest(1, 0, &ends_c);
   REQUIRE(b->control->Cancel());
   BatchRunner(options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
-    throw Error(QV_ERR_OUT_OF_MEMORY, "no room for the batch");
-  }).Run({a, b});
+    throw Error(Status::kOutOfMemory, "no room for the batch");
+  }, Device{}).Run({a, b});
   REQUIRE(ends_a.size() == 1);
-  REQUIRE(ends_a[0].status == QV_ERR_OUT_OF_MEMORY);
+  REQUIRE(ends_a[0].status == Status::kOutOfMemory);
   REQUIRE(ends_a[0].message == "no room for the batch");
   REQUIRE(ends_b.size() == 1);
-  REQUIRE(ends_b[0].status == QV_ERR_CANCELLED);
+  REQUIRE(ends_b[0].status == Status::kCancelled);
   REQUIRE(ends_c.empty());  // not in the batch
   REQUIRE(c->control->Check().ok());
 }
@@ -80,12 +81,16 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
     ],
     "heads": [[1, 0, 0]]
   })json"), {});
-  cpu::ConstantCache constants;
+  const Backend& cpu = FindBackend(Device{});
+  const auto store = cpu.NewConstantStore();
   BatchingOptions options;
   options.max_batch_size = 4;
-  BatchRunner runner(options, [&](const std::vector<TensorType>& types) {
-    return std::shared_ptr<const Plan>(Plan::Compile(graph, types, constants));
-  });
+  BatchRunner runner(
+      options,
+      [&](const std::vector<TensorType>& types) {
+        return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, *store));
+      },
+      Device{});
   std::vector<Failure> ends;
   // A full batch leaves non-zero rows in the pooled 4 x 4 input; then 3 rows are padded to 4.
   runner.Run({MakeRequest(4, 7, &ends)});

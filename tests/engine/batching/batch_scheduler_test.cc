@@ -35,10 +35,10 @@ NDArrayPtr InvokeOne(CachedOp& op, const NDArrayPtr& input) {
 TEST_CASE("a request whose input failed fails alone; the others of its batch are unaffected", "[batching]") {
   auto op = TimesTwo({{"max_batch_size", "3"}, {"batch_timeout_us", "50000"}});
   NDArrayPtr good1 = Filled({1, 4}, 1), good2 = Filled({1, 4}, 10), bad = Filled({1, 4}, 0);
-  Engine::Get().Push([] { throw Error(QV_ERR_PARSE, "the input's producer failed"); }, {}, {bad->var()});
+  Engine::Get().Push([] { throw Error(Status::kParse, "the input's producer failed"); }, {}, {bad->var()});
   NDArrayPtr out1 = InvokeOne(*op, good1), out_bad = InvokeOne(*op, bad), out2 = InvokeOne(*op, good2);
   const Failure f = Engine::Get().WaitToRead(out_bad->var());
-  REQUIRE(f.status == QV_ERR_PARSE);
+  REQUIRE(f.status == Status::kParse);
   REQUIRE(f.message == "the input's producer failed");
   REQUIRE(Engine::Get().WaitToRead(out1->var()).ok());
   REQUIRE(Engine::Get().WaitToRead(out2->var()).ok());
@@ -75,7 +75,7 @@ TEST_CASE("static_shape forbids merging, and unbatchable models are refused at s
     TimesTwo({{"max_batch_size", "4"}, {"static_shape", "true"}});
     FAIL("accepted");
   } catch (const Error& e) {
-    REQUIRE(e.status() == QV_ERR_INVALID_ARGUMENT);
+    REQUIRE(e.status() == Status::kInvalidArgument);
     REQUIRE(std::string(e.what()).find("static_shape") != std::string::npos);
   }
   auto op = TimesTwo({{"max_batch_size", "4"}});
@@ -84,7 +84,7 @@ TEST_CASE("static_shape forbids merging, and unbatchable models are refused at s
     op->Invoke({NDArray::Create({}, DType::kFloat32)}, &outs);  // a scalar has no batch axis
     FAIL("accepted");
   } catch (const Error& e) {
-    REQUIRE(e.status() == QV_ERR_SHAPE);
+    REQUIRE(e.status() == Status::kShape);
     REQUIRE(std::string(e.what()).find("axis 0") != std::string::npos);
   }
 }
@@ -124,7 +124,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
     changed.wait(lock, [&] { return running; });
   }
   // The first request runs, so the queue is empty: one more fits although max_queue is 1.
-  int status = QV_OK;
+  Status status = Status::kOk;
   try {
     scheduler.Submit(second);
   } catch (const Error& e) {
@@ -135,7 +135,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
     release = true;
   }
   changed.notify_all();
-  REQUIRE(status == QV_OK);
+  REQUIRE(status == Status::kOk);
   REQUIRE(Engine::Get().WaitToRead(first->outputs[0]->var()).ok());
   REQUIRE(Engine::Get().WaitToRead(second->outputs[0]->var()).ok());
 }

@@ -31,7 +31,7 @@ TEST_CASE("out-of-range scheduling flags fail naming the flag and the range", "[
       o.Parse(key, value);
       FAIL(key << " = '" << value << "' was accepted");
     } catch (const Error& e) {
-      REQUIRE(e.status() == QV_ERR_INVALID_ARGUMENT);
+      REQUIRE(e.status() == Status::kInvalidArgument);
       REQUIRE(std::string(e.what()).find(key) != std::string::npos);
       REQUIRE(std::string(e.what()).find("between") != std::string::npos);
     }

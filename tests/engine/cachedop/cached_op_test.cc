@@ -44,7 +44,7 @@ TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]")
     op->Invoke({NDArray::Create({2, 3, 10, 10}, DType::kFloat32)}, &second);
     FAIL("a second shape was accepted");
   } catch (const Error& e) {
-    REQUIRE(e.status() == QV_ERR_SHAPE);
+    REQUIRE(e.status() == Status::kShape);
     REQUIRE(std::string(e.what()).find("(2, 3, 10, 10)") != std::string::npos);
   }
   REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());

@@ -47,7 +47,7 @@ TEST_CASE("BindParameters names a missing parameter of a reachable node", "[grap
     BindParameters(ParseSymbolJson(TwoBranches(4)), {{"arg:w1", Zeros({2, 3, 1, 1})}});
     FAIL("no error");
   } catch (const Error& e) {
-    REQUIRE(e.status() == QV_ERR_NOT_FOUND);
+    REQUIRE(e.status() == Status::kNotFound);
     REQUIRE_THAT(e.what(), Catch::Contains("missing parameter 'w2'") && Catch::Contains("node 'c2'"));
   }
 }

@@ -123,7 +123,7 @@ const std::vector<std::string> kSampleNames = {"arg:w", "aux:count", "arg:half",
 NamedArrays Load(const std::vector<uint8_t>& bytes) { return qv::LoadParams(bytes.data(), bytes.size()); }
 
 struct Failure {
-  QvStatus status = QV_OK;
+  qv::Status status = qv::Status::kOk;
   std::string message;
 };
 
@@ -136,7 +136,7 @@ Failure LoadFailure(const std::vector<uint8_t>& bytes) {
   return {};
 }
 
-void RequireError(const std::vector<uint8_t>& bytes, QvStatus status, std::initializer_list<const char*> parts) {
+void RequireError(const std::vector<uint8_t>& bytes, qv::Status status, std::initializer_list<const char*> parts) {
   const Failure f = LoadFailure(bytes);
   INFO("message: " << f.message);
   REQUIRE(f.status == status);
@@ -150,7 +150,7 @@ void CheckSample(const NamedArrays& loaded, const std::vector<TestArray>& expect
     INFO("array " << i);
     CHECK(a.shape() == expected[i].shape);
     CHECK(static_cast<int>(a.dtype()) == expected[i].type_flag);
-    CHECK(a.device().type == QV_CPU);
+    CHECK(a.device().is_cpu());
     REQUIRE(a.nbytes() == expected[i].data.size());
     CHECK(std::memcmp(a.data(), expected[i].data.data(), a.nbytes()) == 0);
   }
@@ -286,7 +286,7 @@ TEST_CASE("params: arrays saved from a GPU load onto the CPU", "[graph]") {
   CHECK(loaded.arrays[0]->device() == qv::Device{});
 
   a.dev_type = 9;
-  RequireError(MakeFile(Version::kV2, {a}, {"arg:w"}), QV_ERR_PARSE, {"array 0", "offset", "device type 9"});
+  RequireError(MakeFile(Version::kV2, {a}, {"arg:w"}), qv::Status::kParse, {"array 0", "offset", "device type 9"});
 }
 
 TEST_CASE("params: truncation at every byte offset fails cleanly", "[graph]") {
@@ -296,11 +296,11 @@ TEST_CASE("params: truncation at every byte offset fails cleanly", "[graph]") {
       const std::vector<uint8_t> prefix(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n));
       const Failure f = LoadFailure(prefix);
       INFO("version " << static_cast<int>(v) << ", " << n << " of " << file.size() << " bytes: " << f.message);
-      REQUIRE(f.status == QV_ERR_PARSE);
+      REQUIRE(f.status == qv::Status::kParse);
       CHECK_THAT(f.message, Contains("offset"));
     }
   }
-  RequireError({}, QV_ERR_PARSE, {"offset 0", "truncated"});
+  RequireError({}, qv::Status::kParse, {"offset 0", "truncated"});
   CHECK_THROWS_AS(qv::LoadParams(nullptr, 0), qv::Error);
 }
 
@@ -308,50 +308,50 @@ TEST_CASE("params: trailing bytes are rejected", "[graph]") {
   std::vector<uint8_t> file = MakeFile(Version::kV2, SampleArrays(), kSampleNames);
   const size_t end = file.size();
   file.push_back(0);
-  RequireError(file, QV_ERR_PARSE, {"1 unexpected bytes", ("offset " + std::to_string(end)).c_str()});
+  RequireError(file, qv::Status::kParse, {"1 unexpected bytes", ("offset " + std::to_string(end)).c_str()});
 }
 
 TEST_CASE("params: wrong magic and other file types", "[graph]") {
   std::vector<uint8_t> file = MakeFile(Version::kV2, SampleArrays(), kSampleNames);
   file[0] = 0x13;
-  RequireError(file, QV_ERR_PARSE, {"offset 0", "0x112", "0x113", "not an MXNet .params file"});
+  RequireError(file, qv::Status::kParse, {"offset 0", "0x112", "0x113", "not an MXNet .params file"});
 
   const std::string json = "{\"nodes\": []}";
-  RequireError(std::vector<uint8_t>(json.begin(), json.end()), QV_ERR_PARSE, {"offset 0", "0x112"});
+  RequireError(std::vector<uint8_t>(json.begin(), json.end()), qv::Status::kParse, {"offset 0", "0x112"});
 
   const std::vector<uint8_t> zip = {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0};
-  RequireError(zip, QV_ERR_UNSUPPORTED, {"zip", "npz"});
+  RequireError(zip, qv::Status::kUnsupported, {"zip", "npz"});
 }
 
 TEST_CASE("params: absurd shapes are caught before any allocation", "[graph]") {
   // Header 16, count 8, magic 4, storage type 4, ndim 4, one dim 8, context 8, type flag 4.
   const std::string data_offset = "offset " + std::to_string(16 + 8 + 4 + 4 + 4 + 8 + 8 + 4);
-  RequireError(DeclaredShapeFile({int64_t{1} << 40}, 100), QV_ERR_PARSE,
+  RequireError(DeclaredShapeFile({int64_t{1} << 40}, 100), qv::Status::kParse,
                {"array 0", data_offset.c_str(), "1099511627776 elements", "4398046511104 bytes",
                 "only 123 bytes remain"});  // 100 bytes of data + the name vector
-  RequireError(DeclaredShapeFile({int64_t{1} << 40, int64_t{1} << 40}, 100), QV_ERR_PARSE,
+  RequireError(DeclaredShapeFile({int64_t{1} << 40, int64_t{1} << 40}, 100), qv::Status::kParse,
                {"array 0", "too large"});
-  RequireError(DeclaredShapeFile({3, -1}, 100), QV_ERR_PARSE, {"array 0", "negative dimension"});
+  RequireError(DeclaredShapeFile({3, -1}, 100), qv::Status::kParse, {"array 0", "negative dimension"});
 
   Writer huge_ndim;
   WriteHeader(huge_ndim);
   huge_ndim.U64(1).U32(kV2Magic).I32(0).I32(0x7fffffff).I64(1);
-  RequireError(huge_ndim.bytes, QV_ERR_PARSE, {"array 0", "2147483647 dimensions", "truncated"});
+  RequireError(huge_ndim.bytes, qv::Status::kParse, {"array 0", "2147483647 dimensions", "truncated"});
 
   Writer negative_ndim;
   WriteHeader(negative_ndim);
   negative_ndim.U64(1).U32(kV2Magic).I32(0).I32(-5);
-  RequireError(negative_ndim.bytes, QV_ERR_PARSE, {"array 0", "negative ndim -5"});
+  RequireError(negative_ndim.bytes, qv::Status::kParse, {"array 0", "negative ndim -5"});
 
   Writer many_arrays;
   WriteHeader(many_arrays);
   many_arrays.U64(uint64_t{1} << 60).U64(0);
-  RequireError(many_arrays.bytes, QV_ERR_PARSE, {"offset 16", "1152921504606846976 arrays"});
+  RequireError(many_arrays.bytes, qv::Status::kParse, {"offset 16", "1152921504606846976 arrays"});
 
   Writer bogus_magic;  // not a magic, so read as a pre-0.9 ndim
   WriteHeader(bogus_magic);
   bogus_magic.U64(1).U32(0xdeadbeef).U64(0);
-  RequireError(bogus_magic.bytes, QV_ERR_PARSE, {"array 0", "offset 24", "0xdeadbeef", "not an array magic"});
+  RequireError(bogus_magic.bytes, qv::Status::kParse, {"array 0", "offset 24", "0xdeadbeef", "not an array magic"});
 }
 
 TEST_CASE("params: shapeless (none) arrays are unsupported", "[graph]") {
@@ -359,58 +359,58 @@ TEST_CASE("params: shapeless (none) arrays are unsupported", "[graph]") {
   WriteHeader(v2);
   v2.U64(1).U32(kV2Magic).I32(0).I32(0);  // ndim 0 ends a V2 array
   WriteNames(v2, {"arg:empty"});
-  RequireError(v2.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
+  RequireError(v2.bytes, qv::Status::kUnsupported, {"array 0, offset 24", "without a shape"});
 
   Writer v3;
   WriteHeader(v3);
   v3.U64(1).U32(kV3Magic).I32(0).I32(-1);  // unknown ndim ends a V3 array
   WriteNames(v3, {});
-  RequireError(v3.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
+  RequireError(v3.bytes, qv::Status::kUnsupported, {"array 0, offset 24", "without a shape"});
 
   Writer legacy;
   WriteHeader(legacy);
   legacy.U64(1).U32(0);  // before 0.9: ndim 0 and nothing else
   WriteNames(legacy, {});
-  RequireError(legacy.bytes, QV_ERR_UNSUPPORTED, {"array 0, offset 24", "without a shape"});
+  RequireError(legacy.bytes, qv::Status::kUnsupported, {"array 0, offset 24", "without a shape"});
 }
 
 TEST_CASE("params: sparse storage is unsupported and named", "[graph]") {
-  RequireError(SparseFile(1), QV_ERR_UNSUPPORTED, {"array 0 ('arg:embedding')", "row_sparse"});
-  RequireError(SparseFile(2), QV_ERR_UNSUPPORTED, {"array 0 ('arg:embedding')", "csr"});
+  RequireError(SparseFile(1), qv::Status::kUnsupported, {"array 0 ('arg:embedding')", "row_sparse"});
+  RequireError(SparseFile(2), qv::Status::kUnsupported, {"array 0 ('arg:embedding')", "csr"});
 
   std::vector<uint8_t> unknown = SparseFile(1);
   unknown[28] = 7;  // the storage type field of array 0
-  RequireError(unknown, QV_ERR_PARSE, {"array 0", "offset 28", "unknown storage type 7"});
+  RequireError(unknown, qv::Status::kParse, {"array 0", "offset 28", "unknown storage type 7"});
 }
 
 TEST_CASE("params: type flags", "[graph]") {
   TestArray a = {{2}, 12, BytesOf<uint16_t>({1, 2})};  // bfloat16
-  RequireError(MakeFile(Version::kV2, {a}, {"arg:bf"}), QV_ERR_UNSUPPORTED, {"array 0 ('arg:bf')", "bfloat16", "12"});
+  RequireError(MakeFile(Version::kV2, {a}, {"arg:bf"}), qv::Status::kUnsupported, {"array 0 ('arg:bf')", "bfloat16", "12"});
   a = {{2}, 7, {1, 0}};  // bool
-  RequireError(MakeFile(Version::kV2, {a}, {"arg:mask"}), QV_ERR_UNSUPPORTED, {"array 0 ('arg:mask')", "bool"});
+  RequireError(MakeFile(Version::kV2, {a}, {"arg:mask"}), qv::Status::kUnsupported, {"array 0 ('arg:mask')", "bool"});
   a = {{2}, 99, {1, 0}};
-  RequireError(MakeFile(Version::kV2, {a}, {"arg:x"}), QV_ERR_PARSE, {"array 0", "type flag 99"});
+  RequireError(MakeFile(Version::kV2, {a}, {"arg:x"}), qv::Status::kParse, {"array 0", "type flag 99"});
   a = {{2}, -1, {1, 0}};
-  RequireError(MakeFile(Version::kV1, {a}, {"arg:x"}), QV_ERR_PARSE, {"array 0", "type flag -1"});
+  RequireError(MakeFile(Version::kV1, {a}, {"arg:x"}), qv::Status::kParse, {"array 0", "type flag -1"});
 }
 
 TEST_CASE("params: names", "[graph]") {
   const std::vector<TestArray> arrays = SampleArrays();
-  RequireError(MakeFile(Version::kV2, arrays, {"a", "b"}), QV_ERR_PARSE, {"4 arrays but 2 names"});
-  RequireError(MakeFile(Version::kV2, {arrays[0]}, {"a", "b"}), QV_ERR_PARSE, {"1 arrays but 2 names"});
+  RequireError(MakeFile(Version::kV2, arrays, {"a", "b"}), qv::Status::kParse, {"4 arrays but 2 names"});
+  RequireError(MakeFile(Version::kV2, {arrays[0]}, {"a", "b"}), qv::Status::kParse, {"1 arrays but 2 names"});
 
   Writer long_name;
   WriteHeader(long_name);
   long_name.U64(1);
   WriteArray(long_name, Version::kV2, arrays[0]);
   long_name.U64(1).U64(uint64_t{1} << 62);
-  RequireError(long_name.bytes, QV_ERR_PARSE, {"name 0", "name length 4611686018427387904"});
+  RequireError(long_name.bytes, qv::Status::kParse, {"name 0", "name length 4611686018427387904"});
 
   const std::string utf8 = "caf\xC3\xA9_\xE2\x82\xAC";  // names are kept byte for byte
   CHECK(Load(MakeFile(Version::kV2, {arrays[0]}, {utf8})).names[0] == utf8);
   // Bytes no MXNet writer produces, which C, Java and Python strings cannot carry.
-  RequireError(MakeFile(Version::kV2, {arrays[0]}, {std::string("a\0b", 3)}), QV_ERR_PARSE, {"name 0", "NUL"});
-  RequireError(MakeFile(Version::kV2, {arrays[0]}, {"ab\xff"}), QV_ERR_PARSE, {"name 0", "UTF-8"});
+  RequireError(MakeFile(Version::kV2, {arrays[0]}, {std::string("a\0b", 3)}), qv::Status::kParse, {"name 0", "NUL"});
+  RequireError(MakeFile(Version::kV2, {arrays[0]}, {"ab\xff"}), qv::Status::kParse, {"name 0", "UTF-8"});
 }
 
 TEST_CASE("params: random corruption never crashes", "[graph]") {
@@ -426,7 +426,7 @@ TEST_CASE("params: random corruption never crashes", "[graph]") {
       ++loaded;
     } catch (const qv::Error& err) {
       INFO(err.what());
-      CHECK((err.status() == QV_ERR_PARSE || err.status() == QV_ERR_UNSUPPORTED));
+      CHECK((err.status() == qv::Status::kParse || err.status() == qv::Status::kUnsupported));
       ++rejected;
     }
   }
@@ -447,7 +447,7 @@ TEST_CASE("params: loading from a file", "[graph]") {
     qv::LoadParamsFile(bad);
     FAIL("expected an error");
   } catch (const qv::Error& e) {
-    CHECK(e.status() == QV_ERR_PARSE);
+    CHECK(e.status() == qv::Status::kParse);
     CHECK_THAT(e.what(), Contains(bad) && Contains("offset 16"));
   }
 
@@ -456,7 +456,7 @@ TEST_CASE("params: loading from a file", "[graph]") {
       qv::LoadParamsFile(path);
       FAIL("expected an error for " << path);
     } catch (const qv::Error& e) {
-      CHECK(e.status() == QV_ERR_NOT_FOUND);
+      CHECK(e.status() == qv::Status::kNotFound);
       CHECK_THAT(e.what(), Contains(path));
     }
   }

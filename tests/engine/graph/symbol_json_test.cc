@@ -74,7 +74,7 @@ const char* const kEarlyNnvm = R"json({
 })json";
 
 struct Failure {
-  QvStatus status = QV_OK;
+  qv::Status status = qv::Status::kOk;
   std::string message;
 };
 
@@ -87,11 +87,11 @@ Failure ParseFailure(const std::string& text) {
   return {};
 }
 
-// Parsing `text` must fail with QV_ERR_PARSE and a message containing every one of `parts`.
+// Parsing `text` must fail with qv::Status::kParse and a message containing every one of `parts`.
 void RequireParseError(const std::string& text, std::initializer_list<const char*> parts) {
   const Failure f = ParseFailure(text);
   INFO("message: " << f.message);
-  REQUIRE(f.status == QV_ERR_PARSE);
+  REQUIRE(f.status == qv::Status::kParse);
   for (const char* part : parts) CHECK_THAT(f.message, Contains(part));
 }
 
@@ -238,7 +238,7 @@ TEST_CASE("symbol JSON: every proper prefix of a valid file fails cleanly", "[gr
   for (size_t n = 0; n < text.size(); ++n) {
     const Failure f = ParseFailure(text.substr(0, n));
     INFO("prefix of " << n << " bytes: " << f.message);
-    REQUIRE(f.status == QV_ERR_PARSE);
+    REQUIRE(f.status == qv::Status::kParse);
   }
 }
 
@@ -314,7 +314,7 @@ TEST_CASE("symbol JSON: arg_nodes, when present, name variables", "[graph]") {
 TEST_CASE("symbol JSON: subgraphs (control flow) are reported as unsupported", "[graph]") {
   const std::string text = Modified(kModern, [](json& j) { j["nodes"][4]["subgraphs"] = json::array({json::object()}); });
   const Failure f = ParseFailure(text);
-  CHECK(f.status == QV_ERR_UNSUPPORTED);
+  CHECK(f.status == qv::Status::kUnsupported);
   CHECK_THAT(f.message, Contains("node 4 ('relu0')") && Contains("subgraphs"));
 }
 
@@ -363,7 +363,7 @@ TEST_CASE("symbol JSON: a wrong type anywhere gives an Error, never a crash", "[
         qv::ParseSymbolJson(text);
       } catch (const qv::Error& e) {
         INFO(position.to_string() << " = " << replacement.dump() << ": " << e.what());
-        CHECK((e.status() == QV_ERR_PARSE || e.status() == QV_ERR_UNSUPPORTED));
+        CHECK((e.status() == qv::Status::kParse || e.status() == qv::Status::kUnsupported));
       }
       ++tried;
     }
@@ -383,17 +383,17 @@ TEST_CASE("symbol JSON: loading from a file", "[graph]") {
       qv::LoadSymbolJsonFile(path);
       FAIL("expected an error");
     } catch (const qv::Error& e) {
-      CHECK(e.status() == QV_ERR_PARSE);
+      CHECK(e.status() == qv::Status::kParse);
       CHECK_THAT(e.what(), Contains(path) && Contains("\"nodes\" must be an array"));
     }
   }
-  SECTION("a missing file or a directory is QV_ERR_NOT_FOUND naming the path") {
+  SECTION("a missing file or a directory is qv::Status::kNotFound naming the path") {
     for (const std::string& path : {(dir.path / "absent.json").string(), dir.path.string()}) {
       try {
         qv::LoadSymbolJsonFile(path);
         FAIL("expected an error for " << path);
       } catch (const qv::Error& e) {
-        CHECK(e.status() == QV_ERR_NOT_FOUND);
+        CHECK(e.status() == qv::Status::kNotFound);
         CHECK_THAT(e.what(), Contains(path));
       }
     }

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "backends/cpu/kernel.h"
+#include "backends/backend.h"
 #include "common/error.h"
 #include "graph/graph_check.h"
 #include "graph/symbol_json.h"
@@ -12,10 +12,38 @@
 #include "ops/op.h"
 
 TEST_CASE("every registered operator has a CPU kernel or is removed at load", "[ops][registry]") {
+  const qv::Backend& cpu = qv::FindBackend(qv::Device{});
   for (const std::string& name : qv::ListOps()) {
     INFO("operator " << name);
-    CHECK((qv::cpu::FindCpuKernel(name) != nullptr || qv::IsIdentityOp(name)));
+    CHECK((cpu.Supports(name) || qv::IsIdentityOp(name)));
   }
+  // And the backend claims no name the registry does not know as canonical (an alias, a typo).
+  for (const std::string& name : cpu.SupportedOps()) {
+    INFO("kernel " << name);
+    CHECK(qv::FindOp(name) != nullptr);
+    CHECK(qv::CanonicalOpName(name) == name);
+  }
+}
+
+TEST_CASE("MXNet's other names for an operator become its one name when a graph is loaded", "[ops][registry]") {
+  for (const auto& [alias, name] : qv::ListAliases()) {
+    INFO(alias << " -> " << name);
+    REQUIRE(qv::FindOp(alias) == nullptr);  // only canonical names reach operators and kernels
+    REQUIRE(qv::FindOp(name) != nullptr);
+    REQUIRE(qv::CanonicalOpName(alias) == name);
+  }
+  REQUIRE(qv::CanonicalOpName("_Plus") == "elemwise_add");
+  REQUIRE(qv::CanonicalOpName("broadcast_plus") == "broadcast_add");
+  REQUIRE(qv::CanonicalOpName("ROIPooling") == "ROIPooling");  // unknown names are left to the checks
+  const qv::Graph graph = qv::ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "a", "inputs": []},
+      {"op": "_Plus", "name": "sum", "inputs": [[0, 0, 0], [0, 0, 0]]},
+      {"op": "_MulScalar", "name": "twice", "attrs": {"scalar": "2"}, "inputs": [[1, 0, 0]]}
+    ],
+    "arg_nodes": [0], "heads": [[2, 0, 0]]})json");
+  REQUIRE(graph.nodes[1].op == "elemwise_add");
+  REQUIRE(graph.nodes[2].op == "_mul_scalar");
 }
 
 TEST_CASE("a model with an operator Quiver lacks is refused at load, naming it and the node", "[ops][registry]") {
@@ -33,7 +61,7 @@ TEST_CASE("a model with an operator Quiver lacks is refused at load, naming it a
     qv::CheckGraphOperators(graph);
     FAIL("ROIPooling was accepted");
   } catch (const qv::Error& e) {
-    CHECK(e.status() == QV_ERR_UNSUPPORTED);
+    CHECK(e.status() == qv::Status::kUnsupported);
     CHECK(std::string(e.what()).find("'ROIPooling'") != std::string::npos);
     CHECK(std::string(e.what()).find("'roi_pool5'") != std::string::npos);
   }
@@ -53,6 +81,13 @@ TEST_CASE("the README's operator list matches the registry (tools/list_ops.cc re
   std::vector<std::string> listed;
   for (size_t at = list.find('`'); at != std::string::npos; at = list.find('`', list.find('`', at + 1) + 1))
     listed.push_back(list.substr(at + 1, list.find('`', at + 1) - at - 1));
+  // Each operator, then MXNet's other names for it in alphabetical order.
+  std::vector<std::string> expected;
+  for (const std::string& name : qv::ListOps()) {
+    expected.push_back(name);
+    for (const auto& [alias, canonical] : qv::ListAliases())
+      if (canonical == name) expected.push_back(alias);
+  }
   INFO("regenerate the list with build/tools/quiver_list_ops --markdown");
-  CHECK(listed == qv::ListOps());
+  CHECK(listed == expected);
 }

@@ -101,16 +101,16 @@ TEST_CASE("CanRead never blocks while work is running", "[scheduler]") {
 TEST_CASE("a failure is reported by exactly the variables it writes and their dependents", "[scheduler]") {
   Engine& engine = Engine::Get();
   VarPtr failed = engine.NewVar(), fine = engine.NewVar(), downstream = engine.NewVar();
-  engine.Push([] { throw Error(QV_ERR_SHAPE, "node 'x': bad shape"); }, {}, {failed});
+  engine.Push([] { throw Error(Status::kShape, "node 'x': bad shape"); }, {}, {failed});
   engine.Push([] {}, {}, {fine});
   bool ran = false;
   engine.Push([&] { ran = true; }, {failed}, {downstream});
 
   Failure f = engine.WaitToRead(failed);
-  REQUIRE(f.status == QV_ERR_SHAPE);
+  REQUIRE(f.status == Status::kShape);
   REQUIRE(f.message == "node 'x': bad shape");
   REQUIRE(engine.WaitToRead(fine).ok());
-  REQUIRE(engine.WaitToRead(downstream).status == QV_ERR_SHAPE);
+  REQUIRE(engine.WaitToRead(downstream).status == Status::kShape);
   REQUIRE_FALSE(ran);
 
   // A later successful write clears the failure.
@@ -131,8 +131,8 @@ TEST_CASE("OnReady runs once: inline when ready, on the callback thread otherwis
 
   Gate gate;
   std::atomic<int> calls{0};
-  std::atomic<int> status{-1};
-  engine.Push([&] { gate.Wait(); throw Error(QV_ERR_INTERNAL, "boom"); }, {}, {v});
+  std::atomic<Status> status{Status::kOk};
+  engine.Push([&] { gate.Wait(); throw Error(Status::kInternal, "boom"); }, {}, {v});
   engine.OnReady(v, [&](const Failure& f) {
     status = f.status;
     ++calls;
@@ -142,7 +142,7 @@ TEST_CASE("OnReady runs once: inline when ready, on the callback thread otherwis
   engine.WaitToRead(v);
   for (int i = 0; i < 2000 && calls == 0; ++i) std::this_thread::sleep_for(1ms);
   REQUIRE(calls == 1);
-  REQUIRE(status == QV_ERR_INTERNAL);
+  REQUIRE(status == Status::kInternal);
 }
 
 TEST_CASE("WaitAll waits for everything pushed", "[scheduler]") {
@@ -199,10 +199,10 @@ TEST_CASE("PushAsync work starts once its reads are written and ends when done i
     std::lock_guard<std::mutex> lock(mu);
     done = later;
   }
-  done(Failure{QV_ERR_CANCELLED, "stopped"});
+  done(Failure{Status::kCancelled, "stopped"});
   done(Failure{});  // only the first call counts
   const Failure f = engine.WaitToRead(out);
-  REQUIRE(f.status == QV_ERR_CANCELLED);
+  REQUIRE(f.status == Status::kCancelled);
   REQUIRE(f.message == "stopped");
   engine.WaitAll();
 }
@@ -210,13 +210,13 @@ TEST_CASE("PushAsync work starts once its reads are written and ends when done i
 TEST_CASE("PushAsync work is skipped when a read failed, and a throw ends it", "[scheduler]") {
   Engine& engine = Engine::Get();
   VarPtr bad = engine.NewVar(), out1 = engine.NewVar(), out2 = engine.NewVar();
-  engine.Push([] { throw Error(QV_ERR_SHAPE, "bad input"); }, {}, {bad});
+  engine.Push([] { throw Error(Status::kShape, "bad input"); }, {}, {bad});
   bool ran = false;
   engine.PushAsync([&](const Engine::Completion&) { ran = true; }, {bad}, {out1});
-  REQUIRE(engine.WaitToRead(out1).status == QV_ERR_SHAPE);
+  REQUIRE(engine.WaitToRead(out1).status == Status::kShape);
   REQUIRE_FALSE(ran);
-  engine.PushAsync([](const Engine::Completion&) { throw Error(QV_ERR_BUSY, "full"); }, {}, {out2});
-  REQUIRE(engine.WaitToRead(out2).status == QV_ERR_BUSY);
+  engine.PushAsync([](const Engine::Completion&) { throw Error(Status::kBusy, "full"); }, {}, {out2});
+  REQUIRE(engine.WaitToRead(out2).status == Status::kBusy);
 }
 
 TEST_CASE("PushAsync work may call done before it returns, and a later write waits for it", "[scheduler]") {

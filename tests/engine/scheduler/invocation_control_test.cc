@@ -10,30 +10,30 @@ using namespace std::chrono_literals;
 
 TEST_CASE("a pending invocation can be cancelled once; the finisher hears of it once", "[scheduler][control]") {
   InvocationControl c;
-  std::vector<QvStatus> heard;
+  std::vector<Status> heard;
   REQUIRE(c.SetFinisher([&](const Failure& f) { heard.push_back(f.status); }));
   REQUIRE(c.Check().ok());
   REQUIRE(c.Cancel());
   REQUIRE_FALSE(c.Cancel());
-  REQUIRE(c.Check().status == QV_ERR_CANCELLED);
+  REQUIRE(c.Check().status == Status::kCancelled);
   REQUIRE_FALSE(c.Claim());
   c.Finish({});  // too late: it ended
-  REQUIRE(heard == std::vector<QvStatus>{QV_ERR_CANCELLED});
+  REQUIRE(heard == std::vector<Status>{Status::kCancelled});
   REQUIRE_FALSE(c.SetFinisher([](const Failure&) {}));
 }
 
 TEST_CASE("a claimed invocation can no longer be cancelled and delivers its result", "[scheduler][control]") {
   InvocationControl c;
-  std::vector<QvStatus> heard;
+  std::vector<Status> heard;
   REQUIRE(c.SetFinisher([&](const Failure& f) { heard.push_back(f.status); }));
   REQUIRE(c.Claim());
   REQUIRE_FALSE(c.Cancel());
   REQUIRE(c.Check().ok());
   c.Finish({});
-  REQUIRE(heard == std::vector<QvStatus>{QV_OK});
+  REQUIRE(heard == std::vector<Status>{Status::kOk});
 }
 
-TEST_CASE("a passed deadline ends the invocation with QV_ERR_DEADLINE_EXCEEDED", "[scheduler][control]") {
+TEST_CASE("a passed deadline ends the invocation with Status::kDeadlineExceeded", "[scheduler][control]") {
   // Alive is asked about the moment before creation, not "now": a thread descheduled for 2 ms (a loaded
   // machine) would otherwise find the deadline passed already.
   const auto before_creation = InvocationControl::Clock::now();
@@ -47,7 +47,7 @@ TEST_CASE("a passed deadline ends the invocation with QV_ERR_DEADLINE_EXCEEDED",
   REQUIRE(heard.empty());  // Alive changes nothing
   REQUIRE_FALSE(c.Claim());
   REQUIRE(heard.size() == 1);
-  REQUIRE(heard[0].status == QV_ERR_DEADLINE_EXCEEDED);
+  REQUIRE(heard[0].status == Status::kDeadlineExceeded);
   REQUIRE(heard[0].message.find("2000 us") != std::string::npos);
   REQUIRE_FALSE(c.Cancel());
 }
@@ -57,8 +57,8 @@ TEST_CASE("finishing a pending invocation past its deadline reports the deadline
   Failure heard;
   REQUIRE(c.SetFinisher([&](const Failure& f) { heard = f; }));
   std::this_thread::sleep_for(3ms);
-  c.Finish({QV_ERR_INTERNAL, "the batch failed"});
-  REQUIRE(heard.status == QV_ERR_DEADLINE_EXCEEDED);
+  c.Finish({Status::kInternal, "the batch failed"});
+  REQUIRE(heard.status == Status::kDeadlineExceeded);
 }
 
 TEST_CASE("a deadline too far away to count in the clock's units is far away, not passed", "[scheduler][control]") {
@@ -79,7 +79,7 @@ TEST_CASE("ThrowIfEnded throws the ending as an Error; no deadline never expires
     c.ThrowIfEnded();
     FAIL("no throw");
   } catch (const Error& e) {
-    REQUIRE(e.status() == QV_ERR_CANCELLED);
+    REQUIRE(e.status() == Status::kCancelled);
   }
 }
 

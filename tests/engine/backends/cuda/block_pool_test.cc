@@ -91,7 +91,7 @@ TEST_CASE("BlockPool names itself and the size when memory runs out", "[cuda][bl
     pool.Acquire(size_t{10} << 20);
     FAIL("expected an out-of-memory error");
   } catch (const Error& e) {
-    CHECK(e.status() == QV_ERR_OUT_OF_MEMORY);
+    CHECK(e.status() == qv::Status::kOutOfMemory);
     CHECK_THAT(e.what(), Catch::Contains("gpu(3) memory") && Catch::Contains("10485760"));
   }
   CHECK(pool.stats().in_use_bytes == 0);

@@ -1,4 +1,4 @@
-#include "cachedop/memory_plan.h"
+#include "plan/memory_plan.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,0 +1,121 @@
+// The seam every device plugs into. A plan (plan/) is device-neutral: it orders the nodes, plans memory
+// and runs steps; everything that depends on the device goes through one Backend, found by device type
+// (FindBackend). A backend says which operators it runs and what it can fuse, builds a kernel per node
+// in layouts of its choosing (and converts them to plain row-major), packs parameters once per cached
+// op, owns its device's memory, and runs an invocation's steps with the compute it leases (the CPU: a
+// share of the thread budget, synchronously).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/device.h"
+#include "graph/fusion_rules.h"
+#include "ops/attrs.h"
+#include "tensor/constant.h"
+#include "tensor/device_memory.h"
+#include "tensor/layout.h"
+#include "tensor/tensor_type.h"
+
+namespace qv {
+
+// What one step is handed when it runs.
+struct ExecArgs {
+  std::vector<void*> inputs;   // the runtime inputs, in the layouts the kernel asked for
+  std::vector<void*> outputs;  // in the layouts the kernel declared
+  int threads = 1;             // compute threads the execution leased for this step (CPU backends)
+};
+
+// A node's computation, built once per plan and run by any number of invocations at once: Execute
+// must be thread-safe.
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual void Execute(const ExecArgs& args) const = 0;
+  // Builds ahead what Execute with `threads` needs (at plan compile time, for the threads the kernel
+  // gets when its invocation runs alone), so the first run does not.
+  virtual void Prepare(int /*threads*/) const {}
+};
+
+// Parameters packed into a backend's layouts, shared by every plan of one cached op.
+class ConstantStore {
+ public:
+  virtual ~ConstantStore() = default;
+  // The parameter as it should be kept from now on: if kernels read it in exactly one packed layout,
+  // that packed copy (its plain bytes are then freed with `param`); otherwise `param` itself.
+  virtual ConstantPtr Repack(const ConstantPtr& param) = 0;
+};
+
+// A value flowing into a node: its logical type, its layout, and its data if it is a parameter.
+struct ValueInfo {
+  TensorType type;
+  LayoutPtr layout;
+  ConstantPtr constant;  // null for values computed at run time
+};
+
+struct KernelRequest {
+  const Attrs& attrs;  // the node's attributes and fused post-ops
+  ConstantStore& constants;
+  const std::vector<ValueInfo>& inputs;
+  const std::vector<TensorType>& outputs;  // inferred by the operator
+};
+
+struct KernelBuild {
+  std::vector<int> runtime_inputs;  // node input indices read at execution time, in ExecArgs order
+  std::vector<LayoutPtr> input_layouts;  // the layout required for each runtime input
+  std::vector<LayoutPtr> output_layouts;
+  // Index into runtime_inputs whose contents output 0 must hold before Execute (a fused residual sum).
+  int accumulate_input = -1;
+  // Floating-point operations of one run, where arithmetic rather than memory bounds it (convolutions,
+  // inner products); with the bytes it moves, this says how much compute the kernel is worth.
+  double flops = 0;
+  std::unique_ptr<Kernel> kernel;
+};
+
+// One invocation's run of a plan on a backend: the compute it holds and the order of its steps.
+class Execution {
+ public:
+  virtual ~Execution() = default;
+  // Runs one step (`node` names it in errors) with the compute `parallelism` (from PrepareStep) is
+  // worth. Throws Error on failure.
+  virtual void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) = 0;
+  // Returns once every step run so far has completed (the CPU runs them synchronously: at once).
+  virtual void Finish() = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual DeviceType device_type() const = 0;
+  // Throws Error(Status::kDevice) naming `device` when it does not exist or cannot be used.
+  virtual void RequireDevice(const Device& device) const = 0;
+  virtual const DeviceMemory& memory() const = 0;
+
+  // Whether it has a kernel for the operator (a canonical name).
+  virtual bool Supports(const std::string& op) const = 0;
+  // Every operator it supports, sorted.
+  virtual std::vector<std::string> SupportedOps() const = 0;
+  virtual const FusionRules& fusions() const = 0;
+
+  virtual std::unique_ptr<ConstantStore> NewConstantStore() const = 0;
+  // Builds the kernel of one node. Throws Error naming the node (Status::kUnsupported for what the
+  // device cannot run).
+  virtual KernelBuild BuildKernel(const KernelRequest& request) const = 0;
+  virtual LayoutPtr PlainLayout(const TensorType& type) const = 0;
+  // A kernel converting a tensor between two of this backend's layouts (same logical shape).
+  virtual std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const = 0;
+  // How much compute a step doing `flops` arithmetic and moving `bytes` is worth (its `parallelism`),
+  // after preparing `kernel` for what it gets when it runs alone.
+  virtual int PrepareStep(const Kernel& kernel, double flops, double bytes) const = 0;
+
+  virtual std::unique_ptr<Execution> StartExecution(const Device& device) const = 0;
+};
+
+// Called once per device type, at static-initialisation time, by the backend's own code.
+void RegisterBackend(const Backend* backend);
+// The backend for `device`'s type; throws NoBackendError when this build has none.
+const Backend& FindBackend(const Device& device);
+
+}  // namespace qv

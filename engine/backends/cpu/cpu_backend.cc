@@ -1,0 +1,128 @@
+// The CPU behind the Backend interface: oneDNN and plain C++ kernels, run synchronously on the
+// calling thread with a lease on the process's compute-thread budget.
+#include <omp.h>
+
+#include <mutex>
+
+#include "backends/backend.h"
+#include "backends/cpu/constant_cache.h"
+#include "backends/cpu/dnnl_kernel.h"
+#include "scheduler/cpu_budget.h"
+#include "scheduler/engine.h"
+
+namespace qv::cpu {
+namespace {
+
+// oneDNN fuses any element-wise post-op and a residual sum into a convolution, and only a plain ReLU
+// into batch normalisation.
+class CpuFusionRules : public FusionRules {
+ public:
+  bool FusesPostOp(const Node& producer, const PostOp& post) const override {
+    if (producer.op == "Convolution") return true;
+    return producer.op == "BatchNorm" && producer.post_ops.empty() && post.kind == PostOp::kRelu;
+  }
+  bool FusesSum(const Node& producer) const override {
+    if (producer.op != "Convolution") return false;
+    for (const PostOp& op : producer.post_ops)
+      if (op.kind == PostOp::kSum) return false;
+    return true;
+  }
+};
+
+// Kernels are made for the whole budget; OpenMP's setting belongs to the calling thread, so it is put
+// back afterwards.
+class WholeBudgetThreads {
+ public:
+  WholeBudgetThreads() { SetComputeThreads(CpuBudget::Get().threads()); }
+  ~WholeBudgetThreads() { SetComputeThreads(caller_); }
+  WholeBudgetThreads(const WholeBudgetThreads&) = delete;
+  WholeBudgetThreads& operator=(const WholeBudgetThreads&) = delete;
+
+ private:
+  const int caller_ = omp_get_max_threads();
+};
+
+class CpuExecution : public Execution {
+ public:
+  CpuExecution() : budget_(CpuBudget::Get()), participant_(&budget_) {}
+
+  void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) override {
+    const CpuBudget::Lease lease = budget_.Acquire(parallelism);
+    args.threads = lease.threads();
+    try {
+      kernel.Execute(args);
+    } catch (const dnnl::error& e) {
+      throw Error(Status::kInternal, "node '" + node + "': oneDNN failed: " + e.what());
+    }
+  }
+  void Finish() override {}  // every step ran to completion inside Run
+
+ private:
+  CpuBudget& budget_;
+  CpuBudget::Participant participant_;
+};
+
+class CpuBackend : public Backend {
+ public:
+  DeviceType device_type() const override { return DeviceType::kCpu; }
+  void RequireDevice(const Device& device) const override {
+    Check(device.id == 0, Status::kDevice, "device " + device.ToString() + " does not exist (only cpu(0))");
+  }
+  const DeviceMemory& memory() const override { return DeviceMemoryOf(Device{}); }
+
+  bool Supports(const std::string& op) const override { return FindCpuKernel(op) != nullptr; }
+  std::vector<std::string> SupportedOps() const override { return ListCpuKernels(); }
+  const FusionRules& fusions() const override { return fusions_; }
+
+  std::unique_ptr<ConstantStore> NewConstantStore() const override { return std::make_unique<ConstantCache>(); }
+
+  qv::KernelBuild BuildKernel(const qv::KernelRequest& request) const override {
+    const KernelFactory factory = FindCpuKernel(request.attrs.op());
+    Check(factory != nullptr, Status::kUnsupported, request.attrs.Where() + "has no kernel on cpu(0)");
+    std::vector<cpu::ValueInfo> inputs;
+    for (const auto& in : request.inputs) inputs.push_back({in.type, DescOf(*in.layout), in.constant});
+    cpu::KernelBuild built;
+    try {
+      const WholeBudgetThreads threads;
+      built = factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs});
+    } catch (const dnnl::error& e) {
+      throw Error(Status::kUnsupported, request.attrs.Where() + "oneDNN cannot build its kernel: " + e.what());
+    }
+    // The kernel just built brought oneDNN's global state into being.
+    static std::once_flag stop_workers_at_exit;
+    std::call_once(stop_workers_at_exit, Engine::StopWorkersAtExit);
+
+    qv::KernelBuild build;
+    build.runtime_inputs = std::move(built.runtime_inputs);
+    for (const Desc& d : built.input_descs) build.input_layouts.push_back(ToLayout(d));
+    for (const Desc& d : built.output_descs) build.output_layouts.push_back(ToLayout(d));
+    build.accumulate_input = built.accumulate_input;
+    build.flops = built.flops;
+    build.kernel = std::move(built.kernel);
+    return build;
+  }
+
+  LayoutPtr PlainLayout(const TensorType& type) const override { return ToLayout(PlainDesc(type.shape)); }
+  std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const override {
+    const WholeBudgetThreads threads;
+    return MakeReorderKernel(DescOf(*from), DescOf(*to));
+  }
+
+  int PrepareStep(const Kernel& kernel, double flops, double bytes) const override {
+    const int max_threads = ThreadsWorthUsing(flops, bytes);
+    kernel.Prepare(CpuBudget::Get().LeaseSize(max_threads));
+    return max_threads;
+  }
+
+  std::unique_ptr<Execution> StartExecution(const Device&) const override {
+    return std::make_unique<CpuExecution>();
+  }
+
+ private:
+  CpuFusionRules fusions_;
+};
+
+const bool kRegistered = (RegisterBackend(new CpuBackend), true);
+
+}  // namespace
+}  // namespace qv::cpu

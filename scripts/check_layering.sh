@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The backend seam, checked: no engine file above engine/backends/ (nor the Backend interface itself,
+# nor the C API) names oneDNN, OpenMP or CUDA, or includes a backend's implementation. Comments may
+# mention them; code may not. Prints each offending line and exits 1, or says what it checked.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+files=$(find engine/common engine/scheduler engine/tensor engine/ops engine/graph engine/plan engine/batching \
+             engine/cachedop capi -name '*.h' -o -name '*.cc' | sort)
+files="$files $(ls engine/backends/*.h engine/backends/*.cc)"
+pattern='\bdnnl|oneapi/|<omp\.h>|\bomp_[a-z]|#pragma +omp|\bcuda[A-Z_]|cuda_runtime|\bcudnn|\bcublas|\bCUDA::|backends/(cpu|cuda)/'
+found=0
+for f in $files; do
+  # Drop // comments (and whole-line /* */ comment lines) before looking.
+  if hits=$(sed -e 's|//.*$||' -e 's|^\s*/\?\*.*$||' "$f" | grep -nE "$pattern"); then
+    echo "$f: names a backend's library above engine/backends/:"
+    echo "$hits" | sed 's/^/  /'
+    found=1
+  fi
+done
+if [ "$found" -ne 0 ]; then exit 1; fi
+echo "check_layering: $(echo $files | wc -w) files above engine/backends/ name no oneDNN, OpenMP or CUDA type"

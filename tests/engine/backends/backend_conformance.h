@@ -1,0 +1,13 @@
+// What every Backend must do, whatever its device: run once per backend (the CPU's in
+// backend_conformance_test.cc; the CUDA backend's in its GPU suite once it has kernels). The checks
+// need no operator beyond Convolution, whose kernels choose their own layouts on every device.
+#pragma once
+
+#include "backends/backend.h"
+
+namespace quiver_test {
+
+// Device checks, the operators claimed, layout round trips, constant packing and completion.
+void CheckBackendConformance(const qv::Backend& backend, const qv::Device& device);
+
+}  // namespace quiver_test
