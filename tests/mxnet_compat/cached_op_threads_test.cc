@@ -133,7 +133,32 @@ int main(int argc, char** argv) {
     MXNDArrayFree(outputs[t]);
   }
 
-  // A wrong input count and a wrong input shape fail with a message.
+  // Parameters come with every call: after one is written, the next call must use its new value
+  // (Quiver binds parameters once, so it has to notice and bind again). Adding 1 to the classifier's
+  // bias adds 1 to every logit.
+  const std::string bias = "resnetv10_dense0_bias";
+  if (op && params.count(bias)) {
+    std::vector<float> b(1000);
+    EXPECT(MXNDArraySyncCopyToCPU(params[bias], b.data(), 1000) == 0, "read bias: %s", MXGetLastError());
+    for (float& v : b) v += 1.0f;
+    EXPECT(MXNDArraySyncCopyFromCPU(params[bias], b.data(), 1000) == 0, "write bias: %s", MXGetLastError());
+    int n_out = 0;
+    NDArrayHandle* out = nullptr;
+    EXPECT(MXInvokeCachedOp(op, static_cast<int>(args[0].size()), args[0].data(), &n_out, &out) == 0 && n_out == 1,
+           "invoke after the change: %s", MXGetLastError());
+    if (n_out == 1 && out) {
+      NDArrayHandle result = out[0];
+      EXPECT(MXNDArrayWaitToRead(result) == 0, "wait: %s", MXGetLastError());
+      EXPECT(MXNDArraySyncCopyToCPU(result, got.data(), 1000) == 0, "copy out: %s", MXGetLastError());
+      std::vector<float> shifted(want, want + 1000);
+      for (float& v : shifted) v += 1.0f;
+      expect_close("after the bias changed", got.data(), shifted.data(), 1000);
+      save_or_compare("cached_op_after_bias_change", got.data(), 1000);
+      MXNDArrayFree(result);
+    }
+  }
+
+  // A wrong input count fails with a message.
   if (op) {
     int n_out = 0;
     NDArrayHandle* out = nullptr;
