@@ -43,7 +43,9 @@ bool IsVariable(const json& node) { return StringField(node, "op") == "null"; }
 // The suffixes MXNet appends to an operator node's name to name its outputs.
 std::vector<std::string> OutputSuffixes(const json& node) {
   const std::string op = StringField(node, "op");
-  if (HasMovingStats(op)) return {"_output", "_mean", "_var"};
+  // BatchNorm's mean and variance outputs are hidden (MXNet's num_visible_outputs is 1), and the
+  // internals list only visible outputs.
+  if (HasMovingStats(op)) return {"_output"};
   const std::string n = Attr(node, "num_outputs");
   int count = 1;
   if ((op == "SliceChannel" || op == "split" || op == "_split_v2") && !n.empty()) count = std::max(1, std::stoi(n));

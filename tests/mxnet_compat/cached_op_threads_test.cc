@@ -66,6 +66,19 @@ int main(int argc, char** argv) {
              std::string(names[0]) == "resnetv10_dense0_fwd_output",
          "outputs: %s", n_args ? names[0] : "none");
 
+  // The internals: every visible output of every node, in depth-first order, named as MXNet names them.
+  SymbolHandle internals = nullptr;
+  EXPECT(MXSymbolGetInternals(sym, &internals) == 0, "internals: %s", MXGetLastError());
+  uint32_t n_internal = 0;
+  EXPECT(internals && MXSymbolListOutputs(internals, &n_internal, &names) == 0 && n_internal > 2 &&
+             std::string(names[0]) == "data" && std::string(names[n_internal - 1]) == "resnetv10_dense0_fwd_output",
+         "internal outputs: %u", n_internal);
+  std::vector<float> internal_digest;  // the count and each name's length, to hold both libraries to each other
+  internal_digest.push_back(static_cast<float>(n_internal));
+  for (uint32_t i = 0; i < n_internal; ++i) internal_digest.push_back(static_cast<float>(std::string(names[i]).size()));
+  save_or_compare("internals_digest", internal_digest.data(), internal_digest.size());
+  if (internals) MXSymbolFree(internals);
+
   std::string data_indices, param_indices = "[";
   for (uint32_t i = 0; i < n_inputs; ++i) {
     if (inputs[i] == "data") {
