@@ -77,7 +77,12 @@ std::shared_ptr<Binding> Bind(CachedOp& op, const std::vector<NDArray*>& inputs)
   const int status = QvCreateCachedOpEx(sym, static_cast<uint32_t>(params.size()), names.data(), params.data(), 2,
                                         keys, vals, &b->op, op.thread_safe ? 1 : 0);
   QvSymbolFree(sym);
-  CheckQv(status, "binding the cached op's parameters");
+  // Quiver compiles weights in as constants, so it cannot take them as data inputs the way MXNet
+  // does when no param_indices are given.
+  CheckQv(status, op.flags.param_indices.empty()
+                      ? "binding the cached op's parameters (none were named: create the op with the flag "
+                        "param_indices listing the weight and auxiliary-state inputs)"
+                      : "binding the cached op's parameters");
 
   uint32_t n = 0;
   const char** data_names = nullptr;
