@@ -227,11 +227,6 @@ QvNDArrayHandle Predictor::Output(uint32_t index) {
   return outputs_[index];
 }
 
-size_t Predictor::NumOutputs() {
-  if (outputs_.empty()) Forward();
-  return outputs_.size();
-}
-
 const std::vector<uint32_t>& Predictor::OutputShape(uint32_t index) {
   Output(index);
   return output_shapes_[index];

@@ -47,7 +47,6 @@ class Predictor {
 
   void SetInput(const std::string& key, const float* data, uint32_t size);
   void Forward();  // asynchronous; failures surface in GetOutput, as in MXNet
-  size_t NumOutputs();
   const std::vector<uint32_t>& OutputShape(uint32_t index);
   int OutputType(uint32_t index);
   void GetOutput(uint32_t index, float* data, uint32_t size);
