@@ -6,7 +6,6 @@
         future = p.predict_async(batch)          # future.done() never blocks
         scores = await p.apredict(batch)         # asyncio
 """
-from __future__ import annotations
 
 import atexit as _atexit
 from typing import NamedTuple as _NamedTuple, Tuple as _Tuple

@@ -35,7 +35,7 @@ class ObjectDetector(Predictor):
         mean, std: the normalisation above.
     """
 
-    def _configure(self, model_dir: Optional[str], synset: Optional[Labels] = None,
+    def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
                    image_size: Optional[Tuple[int, int]] = None, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
         super()._configure(model_dir, **extras)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import Iterable, Iterator, TypeVar
+from typing import Iterable, Iterator, NoReturn, TypeVar
 
 from tqdm import tqdm
 
@@ -13,7 +13,7 @@ T = TypeVar("T")
 DELAY_S = 1.0
 
 
-def bar(total: float, desc: str, unit: str = "it") -> "tqdm[None]":
+def bar(total: float, desc: str, unit: str = "it") -> "tqdm[NoReturn]":
     """A bar to update by hand; disabled when stderr is not a terminal (logs and pipes stay clean)."""
     return tqdm(total=total, desc=desc, unit=unit, delay=DELAY_S, disable=None, leave=False)
 
