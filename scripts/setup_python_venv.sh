@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates (once) the Python virtual environment the Python package is built, tested and demonstrated
-# in: numpy, Pillow, pytest, the build tools (scikit-build-core, SWIG from PyPI), and what the `quiver`
-# command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs).
+# in: numpy, Pillow, pytest, the build tools (scikit-build-core, SWIG from PyPI), what the `quiver`
+# command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs), and
+# Sphinx for the API reference (scripts/build_docs.sh).
 #
 #   scripts/setup_python_venv.sh      -> prints the venv's python path on stdout (last line)
 #
@@ -19,6 +20,7 @@ REQUIREMENTS=(
   "matplotlib==3.11.2"
   "mypy==2.4.1"
   "types-tqdm==4.70.0.20261106"
+  "sphinx==9.0.4"
 )
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -16,5 +16,6 @@ python="$(bash scripts/build_python.sh)"
 # The package's type hints (py.typed) and the examples that use them, under mypy --strict.
 mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 (cd python && "$python" -m mypy --strict --cache-dir "$mypy_cache" -p quiver)
-"$python" -m mypy --strict --cache-dir "$mypy_cache" examples/python
+"$python" -m mypy --strict --cache-dir "$mypy_cache" examples/python docs/guide
+bash scripts/build_docs.sh >/dev/null  # the reference docs, Sphinx warnings as errors
 bash scripts/test_jvm.sh

@@ -1,5 +1,7 @@
 """Quiver: a thread-safe, asynchronous inference runtime for MXNet models.
 
+Example::
+
     import quiver
     with quiver.Predictor("model/resnet18_v1", input_descs=[quiver.DataDesc("data", (1, 3, 224, 224))]) as p:
         scores = p.predict(batch)                # numpy in, numpy out
