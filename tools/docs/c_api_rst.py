@@ -14,11 +14,10 @@ DECLARATION = re.compile(r"/\*(?P<comment>(?:[^*]|\*(?!/))*)\*/\s*QV_EXPORT\s+(?
 SECTION = re.compile(r"/\* -{10,}\n \* (?P<title>[^\n]+)\n(?P<body>(?: \*[^\n]*\n)*?) \* -{10,} \*/")
 
 
-def comment_text(comment: str, markup: bool = True) -> str:
-    """A comment's text without its ` * ` margins; escaped for reStructuredText unless `markup` is off."""
+def comment_text(comment: str) -> str:
+    """A comment's text without its ` * ` margins."""
     lines = [re.sub(r"^\s*\* ?", "", line).rstrip() for line in comment.strip().splitlines()]
-    text = "\n".join(lines).strip()
-    return escape(text) if markup else text
+    return "\n".join(lines).strip()
 
 
 def escape(text: str) -> str:
@@ -38,7 +37,7 @@ def entries(header: str) -> List[Tuple[int, str, str]]:
 
 def render(header: str) -> str:
     # The file's opening comment (its conventions) goes in a literal block, kept exactly as written.
-    preamble = comment_text(header[header.index("/*") + 2: header.index("*/")], markup=False)
+    preamble = comment_text(header[header.index("/*") + 2: header.index("*/")])
     out = ["C API reference", "===============", "",
            "Generated from ``capi/include/quiver/c_api.h`` by ``tools/docs/c_api_rst.py``; the header's "
            "comments are the contract.", "", "::", ""]
@@ -46,13 +45,13 @@ def render(header: str) -> str:
     for _, kind, text in entries(header):
         first, _, rest = text.partition("\n")
         if kind == "section":
-            out += [first, "-" * len(first), ""] + ([rest, ""] if rest else [])
+            out += [first, "-" * len(first), ""] + ([escape(rest), ""] if rest else [])
         elif re.search(r"^\s", rest, re.M):  # tables of flags: kept as laid out, in a literal block
-            raw = rest.replace("\\", "")  # the escapes are for prose only
             out += [f".. c:function:: {first}", "", "   ::", ""] + ["      " + line if line else ""
-                                                                     for line in raw.splitlines()] + [""]
+                                                                     for line in rest.splitlines()] + [""]
         else:
-            out += [f".. c:function:: {first}", ""] + ["   " + line if line else "" for line in rest.splitlines()] + [""]
+            out += [f".. c:function:: {first}", ""] + ["   " + line if line else ""
+                                                       for line in escape(rest).splitlines()] + [""]
     return "\n".join(out)
 
 
