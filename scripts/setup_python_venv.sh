@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates (once) the Python virtual environment the Python package is built, tested and demonstrated
-# in: numpy, Pillow, pytest, and the build tools (scikit-build-core, SWIG from PyPI).
+# in: numpy, Pillow, pytest, the build tools (scikit-build-core, SWIG from PyPI), what the `quiver`
+# command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs), and
+# Sphinx for the API reference (scripts/build_docs.sh).
 #
 #   scripts/setup_python_venv.sh      -> prints the venv's python path on stdout (last line)
 #
@@ -14,6 +16,11 @@ REQUIREMENTS=(
   "pytest==9.2.0"
   "scikit-build-core==1.1.2"
   "swig==4.5.1"
+  "tqdm==4.70.1"
+  "matplotlib==3.11.2"
+  "mypy==2.4.1"
+  "types-tqdm==4.70.0.20261106"
+  "sphinx==9.0.4"
 )
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -13,4 +13,9 @@ export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of 
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
 "$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance  # -rs: say why anything skipped
+# The package's type hints (py.typed) and the examples that use them, under mypy --strict.
+mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
+(cd python && "$python" -m mypy --strict --cache-dir "$mypy_cache" -p quiver)
+"$python" -m mypy --strict --cache-dir "$mypy_cache" examples/python docs/guide
+bash scripts/build_docs.sh >/dev/null  # the reference docs, Sphinx warnings as errors
 bash scripts/test_jvm.sh

@@ -17,6 +17,7 @@ import argparse
 import collections
 import sys
 import time
+from typing import List, Tuple
 
 import numpy as np
 
@@ -39,8 +40,8 @@ def main() -> int:
     labels = np.fromfile(args.labels, dtype=np.int32)
     with quiver.Classifier(args.model_prefix, synset=args.synset, max_inflight=args.max_inflight,
                            input_descs=[quiver.DataDesc("data", (1,) + shape)]) as classifier:
-        in_flight: collections.deque = collections.deque()  # (frame index, Future), oldest first
-        predicted = []
+        in_flight: "collections.deque[Tuple[int, quiver.Future]]" = collections.deque()  # (frame index, Future), oldest first
+        predicted: List[str] = []
         window_sum = polls = 0
         start = time.perf_counter()
         next_frame = 0

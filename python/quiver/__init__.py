@@ -1,15 +1,16 @@
 """Quiver: a thread-safe, asynchronous inference runtime for MXNet models.
 
+Example::
+
     import quiver
     with quiver.Predictor("model/resnet18_v1", input_descs=[quiver.DataDesc("data", (1, 3, 224, 224))]) as p:
         scores = p.predict(batch)                # numpy in, numpy out
         future = p.predict_async(batch)          # future.done() never blocks
         scores = await p.apredict(batch)         # asyncio
 """
-from __future__ import annotations
 
-import atexit
-from typing import NamedTuple, Tuple
+import atexit as _atexit
+from typing import NamedTuple as _NamedTuple, Tuple as _Tuple
 
 from . import capi
 from .data_desc import DataDesc
@@ -24,7 +25,7 @@ from .object_detector import ObjectDetector
 from .predictor import Predictor
 
 __all__ = [
-    "BusyError", "CancelledError", "Classifier", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
+    "__version__", "BusyError", "CancelledError", "Classifier", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
     "Future", "ImageClassifier",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "ShapeError", "UnsupportedError",
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-class MemoryStats(NamedTuple):
+class MemoryStats(_NamedTuple):
     """Native memory held by the runtime (QvGetMemoryStats)."""
     bytes_in_use: int
     arrays_alive: int
@@ -43,9 +44,14 @@ def memory_stats() -> MemoryStats:
     return MemoryStats(*capi.QvGetMemoryStats())
 
 
-def version() -> Tuple[int, int, int]:
+def version() -> _Tuple[int, int, int]:
     """The native library's (major, minor, patch)."""
-    return tuple(capi.QvGetVersion())  # type: ignore[return-value]
+    major, minor, patch = capi.QvGetVersion()
+    return int(major), int(minor), int(patch)
+
+
+# The native library's version (QvGetVersion), so that the package never claims another one.
+__version__: str = ".".join(map(str, version()))
 
 
 def wait_all() -> None:
@@ -54,4 +60,4 @@ def wait_all() -> None:
 
 
 # Finish native work (and its Python callbacks) before the interpreter shuts down.
-atexit.register(capi.QvWaitAll)
+_atexit.register(capi.QvWaitAll)

@@ -9,7 +9,7 @@ import numpy as np
 from .errors import NotFoundError, ShapeError
 from .predictor import Inputs, Predictor
 
-Labels = Union[str, os.PathLike, Sequence[str]]
+Labels = Union[str, "os.PathLike[str]", Sequence[str]]
 Classification = List[Tuple[str, float]]
 
 
@@ -35,7 +35,7 @@ class Classifier(Predictor):
             not non-negative and summing to 1, such as Gluon's logits); True or False forces it.
     """
 
-    def _configure(self, model_dir: Optional[str], synset: Optional[Labels] = None,
+    def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
                    softmax: Union[str, bool] = "auto", **extras: Any) -> None:
         super()._configure(model_dir, **extras)
         if synset is None:

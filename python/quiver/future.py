@@ -120,6 +120,17 @@ class Future:
         for handle in outputs:
             capi.QvNDArrayFree(handle)
 
+    def __repr__(self) -> str:
+        if self._cancelled:
+            state = "cancelled"
+        elif not self._finished.is_set():
+            state = "pending"
+        elif self._failure is not None:
+            state = f"failed: {type(self._failure).__name__}"
+        else:
+            state = "done"
+        return f"<quiver.Future {state}>"
+
     def __enter__(self) -> "Future":
         return self
 
@@ -142,7 +153,7 @@ class Future:
                 return
             self._keepalive = None
             self._finished.set()
-            callbacks, self._callbacks = self._callbacks, None
+            callbacks, self._callbacks = self._callbacks, []  # none can be added once finished
         for fn in callbacks:
             self._call(fn)
 

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 import numpy as np
 from PIL import Image
 
-ImageLike = Union[str, os.PathLike, "Image.Image", np.ndarray]
+ImageLike = Union[str, "os.PathLike[str]", "Image.Image", "np.ndarray[Any, Any]"]
 
 # ImageNet statistics on 0-255 RGB values: what Gluon model-zoo and GluonCV models were trained with.
 IMAGENET_MEAN = (123.675, 116.28, 103.53)
@@ -50,15 +50,15 @@ class ImageTransform:
         rgb = load_image(image)
         height, width = self.size
         if self.resize_short is None:
-            rgb = rgb.resize((width, height), Image.BILINEAR)
+            rgb = rgb.resize((width, height), Image.Resampling.BILINEAR)
         else:
             scale = self.resize_short / min(rgb.size)
             rgb = rgb.resize((max(width, round(rgb.width * scale)), max(height, round(rgb.height * scale))),
-                             Image.BILINEAR)
+                             Image.Resampling.BILINEAR)
             left, top = (rgb.width - width) // 2, (rgb.height - height) // 2
             rgb = rgb.crop((left, top, left + width, top + height))
         pixels = np.asarray(rgb, dtype=np.float32)
-        pixels = (pixels - np.asarray(self.mean, np.float32)) / np.asarray(self.std, np.float32)
+        pixels = np.divide(pixels - np.asarray(self.mean, np.float32), np.asarray(self.std, np.float32))
         return np.ascontiguousarray(pixels.transpose(2, 0, 1))
 
     def batch(self, images: Sequence[ImageLike]) -> np.ndarray:

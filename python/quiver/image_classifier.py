@@ -22,7 +22,7 @@ class ImageClassifier(Classifier):
         resize_short, mean, std: the preprocessing above.
     """
 
-    def _configure(self, model_dir: Optional[str], image_size: Optional[Tuple[int, int]] = None,
+    def _configure(self, model_dir: Optional[str], *, image_size: Optional[Tuple[int, int]] = None,
                    resize_short: Optional[int] = None, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
         super()._configure(model_dir, **extras)
@@ -33,7 +33,8 @@ class ImageClassifier(Classifier):
         """The model input for one image or a sequence of them (a batch, in the input's layout)."""
         return in_layout(self.transform.batch(as_image_list(images)), self.input_desc())
 
-    def classify(self, images: Union[ImageLike, Sequence[ImageLike]], top_k: Optional[int] = 5
-                 ) -> List[Classification]:
+    # Takes images where Classifier.classify takes arrays: the documented API since the first release.
+    def classify(self, images: Union[ImageLike, Sequence[ImageLike]],  # type: ignore[override]
+                 top_k: Optional[int] = 5) -> List[Classification]:
         """For each image (one, or a sequence), ``[(label, probability), ...]`` best first."""
         return self.top_k(self.predict(self.preprocess(images)), top_k)

@@ -23,19 +23,22 @@ class ObjectDetector(Predictor):
         relative to the input (0..1), as ``_contrib_MultiBoxDetection`` gives;
       * three outputs ``(ids (N, K, 1), scores (N, K, 1), boxes (N, K, 4))`` with boxes in input pixels,
         as GluonCV's SSD exports give.
+
     Rows with a negative class id are padding and are skipped.
 
     Preprocessing: the image is resized to the input size (no crop, as SSD does), then normalised per
     channel with ``mean``/``std`` on 0-255 RGB values (ImageNet's by default).
 
-    Takes Predictor's arguments, and the keywords:
+    Takes Predictor's arguments, and these.
+
+    Keyword Args:
         synset: class labels (a list or a synset.txt path); default ``synset.txt`` next to the model if
             it exists, else labels are the class ids as strings.
         image_size: (height, width) of the input; default from input_descs, else (512, 512).
         mean, std: the normalisation above.
     """
 
-    def _configure(self, model_dir: Optional[str], synset: Optional[Labels] = None,
+    def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
                    image_size: Optional[Tuple[int, int]] = None, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
         super()._configure(model_dir, **extras)

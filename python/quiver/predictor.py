@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -16,6 +16,11 @@ from .future import Future, to_numpy
 ArrayLike = Any
 Inputs = Union[ArrayLike, Mapping[str, ArrayLike], Sequence[ArrayLike]]
 Source = Union[str, bytes, bytearray, memoryview, IO[bytes], IO[str]]
+
+_Self = TypeVar("_Self", bound="Predictor")
+
+# _create's arguments after the params: input_descs, device, max_inflight, thread_safe, static_shape, options.
+Settings = Tuple[Optional[Sequence[DataDesc]], str, int, bool, bool, Optional[Mapping[str, Any]]]
 
 # Constructor keywords that become QvCreateCachedOpEx's scheduling flags of the same names.
 SCHEDULING_FLAGS = ("max_batch_size", "batch_timeout_us", "instances", "max_queue")
@@ -46,7 +51,7 @@ class Predictor:
     runtime's memory (no copy). Use as a context manager, or call close(), to release native memory.
     """
 
-    def __init__(self, model_prefix: Union[str, os.PathLike], epoch: int = 0,
+    def __init__(self, model_prefix: Union[str, "os.PathLike[str]"], epoch: int = 0,
                  input_descs: Optional[Sequence[DataDesc]] = None, device: str = "cpu",
                  max_inflight: int = 64, *, thread_safe: bool = True, static_shape: bool = False,
                  options: Optional[Mapping[str, Any]] = None, **extras: Any) -> None:
@@ -87,7 +92,7 @@ class Predictor:
         if extras:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {', '.join(sorted(extras))}")
 
-    def _load(self, make_symbol: Callable[[], Any], load_params: Callable[[], Any], settings: Tuple[Any, ...],
+    def _load(self, make_symbol: Callable[[], Any], load_params: Callable[[], Any], settings: "Settings",
               model_dir: Optional[str], extras: Dict[str, Any]) -> None:
         """Compiles the model from its symbol and parameters (loaders given by the constructors), then
         hands the subclass its own keywords; `settings` are _create's arguments after the params."""
@@ -223,7 +228,7 @@ class Predictor:
     def closed(self) -> bool:
         return self._op.closed
 
-    def __enter__(self) -> "Predictor":
+    def __enter__(self: _Self) -> _Self:  # `with Classifier(...) as c` types c as a Classifier
         return self
 
     def __exit__(self, *exc: Any) -> None:

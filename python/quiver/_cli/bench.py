@@ -1,0 +1,73 @@
+"""`quiver bench`: latency percentiles, throughput and memory of a model under N concurrent clients."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from .. import capi
+from ..errors import InvalidArgumentError
+from ..predictor import Predictor
+from . import args as cli_args
+from . import bench_plot, bench_report, load_test, progress
+
+HELP = "measure latency (p50/p90/p99), throughput and memory held under concurrent clients"
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "bench", help=HELP, description=HELP + ". One warm-up prediction, then every client predicts back "
+        "to back on one shared Predictor for --duration seconds, with random inputs.")
+    cli_args.add_model(parser, "an input's shape, batch first (required for each input; repeatable)")
+    parser.add_argument("--clients", type=_positive, default=1, help="threads predicting at once (default 1)")
+    parser.add_argument("--batch-size", type=_positive, help="replaces the batch (first) size of every --shape")
+    parser.add_argument("--precision", help="passed to the runtime as the cached-op flag 'precision'")
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds of measurement (default 5)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="draw the latency histogram and the throughput over time (needs matplotlib)")
+    parser.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    if not ns.shape:
+        raise InvalidArgumentError.from_message("bench needs --shape NAME:D1,D2,... for every input")
+    if not ns.duration > 0:
+        raise InvalidArgumentError.from_message(f"--duration must be positive, not {ns.duration}")
+    if ns.plot and not os.path.isdir(os.path.dirname(os.path.abspath(ns.plot))):
+        raise FileNotFoundError(2, "no such directory for --plot", os.path.dirname(os.path.abspath(ns.plot)))
+    descs = cli_args.input_descs(ns.shape, ns.batch_size)
+    assert descs is not None
+    options = cli_args.options(ns.option)
+    if ns.precision is not None:
+        options["precision"] = ns.precision
+    with progress.waiting("loading and compiling"):
+        predictor = Predictor(ns.prefix, ns.epoch, input_descs=descs, options=options)
+    with predictor:
+        missing = [n for n in predictor.input_names if n not in {d.name for d in descs}]
+        if missing:
+            raise InvalidArgumentError.from_message(f"no --shape for the model's input(s) {missing}")
+        by_name = {d.name: d.shape for d in descs}
+        inputs = load_test.random_inputs({n: by_name[n] for n in predictor.input_names})
+        first_s = load_test.warm_up(predictor, inputs)
+        measurement = load_test.run_clients(predictor, inputs, ns.clients, ns.duration)
+        held, alive = capi.QvGetMemoryStats()
+    batch = descs[0].shape[0]
+    report = {"model": ns.prefix, "inputs": {d.name: list(d.shape) for d in descs}, "clients": ns.clients,
+              "batch_size": batch, "options": options,
+              **bench_report.summary(measurement, first_s, batch, int(held), int(alive))}
+    if ns.plot:
+        bench_plot.draw(ns.plot, measurement, report, batch)
+    print(json.dumps(report, indent=2) if ns.json else bench_report.text(report))
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value

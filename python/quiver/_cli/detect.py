@@ -1,0 +1,60 @@
+"""`quiver detect`: ObjectDetector from a shell, with the boxes optionally drawn on the images."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any, List
+
+from PIL import Image, ImageDraw
+
+from ..image import load_image
+from ..object_detector import Detection, ObjectDetector
+from . import args as cli_args
+from . import progress
+
+HELP = "detect objects in images: label, score and box (pixels) of each"
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "detect", help=HELP, description=HELP + ". Images are resized to the input size (from --shape, else "
+        "512x512), as ObjectDetector does; boxes are in the original image's pixels.")
+    cli_args.add_model(parser, "the input's shape, batch first (sets the image size)")
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (any format Pillow reads)")
+    parser.add_argument("--synset", help="labels, one per line (default: synset.txt beside the model, if any)")
+    parser.add_argument("--threshold", type=float, default=0.5, help="lowest score shown (default 0.5)")
+    parser.add_argument("--draw", metavar="OUT_DIR", help="write each image with its boxes drawn into OUT_DIR")
+    parser.add_argument("--json", action="store_true", help="print JSON lines {image, detections} instead of text")
+    parser.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    if ns.draw:
+        os.makedirs(ns.draw, exist_ok=True)
+    with progress.waiting("loading model"):
+        model = ObjectDetector(ns.prefix, ns.epoch, input_descs=cli_args.input_descs(ns.shape),
+                               options=cli_args.options(ns.option), synset=ns.synset)
+    with model:
+        for path in progress.each(ns.images, "detecting", len(ns.images)):
+            image = load_image(path)
+            found = model.detect(image, threshold=ns.threshold)
+            if ns.json:
+                print(json.dumps({"image": path, "detections": [
+                    {"label": label, "score": score, "box": list(box)} for label, score, box in found]}))
+            else:
+                print(path)
+                for label, score, (x1, y1, x2, y2) in found:
+                    print(f"  {score:.4f}  {label}  ({x1:.0f}, {y1:.0f}, {x2:.0f}, {y2:.0f})")
+            if ns.draw:
+                _draw(image, found).save(os.path.join(ns.draw, os.path.basename(path)))
+    return 0
+
+
+def _draw(image: Image.Image, found: List[Detection]) -> Image.Image:
+    drawn = image.copy()
+    pen = ImageDraw.Draw(drawn)
+    for label, score, box in found:
+        pen.rectangle(box, outline=(255, 0, 0), width=max(1, min(drawn.size) // 150))
+        pen.text((box[0] + 2, box[1] + 1), f"{label} {score:.2f}", fill=(255, 0, 0))
+    return drawn
