@@ -1,4 +1,6 @@
-// elemwise_* and broadcast_* add/sub/mul/div (with MXNet's aliases) against a broadcasting reference.
+// elemwise_* and broadcast_* add/sub/mul/div (with MXNet's aliases) against a broadcasting reference;
+// elemwise_add, _Plus and broadcast_add (named data inputs, more broadcast shapes) against
+// support/reference_ops.h.
 #include "engine/ops/op_test_util.h"
 
 using namespace qv_op_test;
@@ -112,4 +114,37 @@ TEST_CASE("binary ops refuse shapes that do not fit, naming the node", "[ops][bi
   const Tensor a = RandomTensor({2, 3}, 1), b = RandomTensor({3, 2}, 2);
   ExpectMessage(FailureOf([&] { RunBinary("elemwise_mul", a, b); }), "op0", {"(2, 3)", "(3, 2)"});
   ExpectMessage(FailureOf([&] { RunBinary("broadcast_sub", a, b); }), "op0", {"cannot broadcast"});
+}
+
+TEST_CASE("elemwise_add and broadcast_add match the reference", "[ops][binary]") {
+  struct Case {
+    std::string op;
+    Shape a, b;
+  };
+  const std::vector<Case> cases = {
+      {"elemwise_add", {1, 3, 7, 9}, {1, 3, 7, 9}},
+      {"elemwise_add", {3, 13}, {3, 13}},
+      {"_Plus", {3, 5, 2, 2}, {3, 5, 2, 2}},
+      {"broadcast_add", {3, 5, 4, 4}, {1, 5, 1, 1}},
+      {"broadcast_add", {1, 5, 1, 1}, {3, 5, 4, 4}},
+      {"broadcast_add", {3, 1, 4}, {5, 1}},
+      {"broadcast_add", {1, 13}, {13}},
+      {"broadcast_add", {3, 13, 7, 9}, {3, 13, 7, 9}},
+      {"broadcast_add", {2, 1, 3}, {1, 4, 1}},
+  };
+  unsigned seed = 700;
+  for (const Case& c : cases) {
+    const std::string what = c.op + " " + ShapeStr(c.a) + " + " + ShapeStr(c.b);
+    RunCase(what, [&] {
+      Net net(seed++);
+      const int a = net.g.Variable("lhs_data"), b = net.g.Variable("rhs_data");
+      net.g.Output(net.g.Op(c.op, "add0", {}, {a, b}));
+      CompiledGraph op(net.g.ToJson(), net.params);
+      REQUIRE(op.InputNames() == std::vector<std::string>{"lhs_data", "rhs_data"});
+      const Tensor ta = qv_test::Random(c.a, &net.rng), tb = qv_test::Random(c.b, &net.rng);
+      const std::vector<Tensor> out = op.Run({ta, tb});
+      REQUIRE(out.size() == 1);
+      ExpectClose(out[0], qv_ref::BroadcastAdd(ta, tb), what);
+    });
+  }
 }

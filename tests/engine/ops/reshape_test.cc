@@ -1,5 +1,6 @@
 // Reshape with MXNet's special codes, and expand_dims: the output keeps the input's values in
 // row-major order, so the oracle is the expected shape (worked out by hand from MXNet's rules).
+// Flatten against support/reference_ops.h.
 #include "engine/ops/op_test_util.h"
 
 using namespace qv_op_test;
@@ -76,4 +77,21 @@ TEST_CASE("expand_dims inserts a 1 at any axis, negative ones counted from the e
                 "expand_dims axis=" + std::to_string(axis));
   ExpectMessage(FailureOf([&] { RunUnary("expand_dims", {{"axis", "4"}}, x); }), "op0", {"axis 4", "out of range"});
   ExpectMessage(FailureOf([&] { RunUnary("expand_dims", {{"axis", "-5"}}, x); }), "op0", {"axis -5"});
+}
+
+TEST_CASE("Flatten matches the reference", "[ops][reshape]") {
+  const std::vector<Shape> shapes = {{3, 5, 4, 4}, {1, 13}, {2, 3, 1, 7}, {1, 3, 7, 9}};
+  unsigned seed = 600;
+  for (const Shape& shape : shapes) {
+    const std::string what = "Flatten x=" + ShapeStr(shape);
+    RunCase(what, [&] {
+      Net net(seed++);
+      const int data = net.g.Variable("data");
+      net.g.Output(net.g.Op("Flatten", "flatten0", {}, {data}));
+      const Tensor x = qv_test::Random(shape, &net.rng);
+      const std::vector<Tensor> out = RunSingleInput(net, x);
+      REQUIRE(out.size() == 1);
+      ExpectClose(out[0], qv_ref::Flatten(x), what);
+    });
+  }
 }

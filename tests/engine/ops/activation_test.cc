@@ -1,0 +1,24 @@
+// Activation, every act_type, against the reference.
+#include "engine/ops/op_test_util.h"
+
+using namespace qv_op_test;
+
+TEST_CASE("Activation matches the reference for every act_type", "[ops][activation]") {
+  const std::vector<std::string> types = {"relu", "sigmoid", "tanh", "softrelu", "softsign"};
+  const std::vector<Shape> shapes = {{1, 3, 7, 9}, {3, 13, 5, 5}, {3, 5}};
+  unsigned seed = 300;
+  for (const std::string& type : types) {
+    for (const Shape& shape : shapes) {
+      const std::string what = "Activation " + type + " x=" + ShapeStr(shape);
+      RunCase(what, [&] {
+        Net net(seed++);
+        const int data = net.g.Variable("data");
+        net.g.Output(net.g.Op("Activation", "act0", {{"act_type", type}}, {data}));
+        const Tensor x = qv_test::Random(shape, &net.rng, -5.0f, 5.0f);
+        const std::vector<Tensor> out = RunSingleInput(net, x);
+        REQUIRE(out.size() == 1);
+        ExpectClose(out[0], qv_ref::Activation(x, type), what);
+      });
+    }
+  }
+}

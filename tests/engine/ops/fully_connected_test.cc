@@ -1,0 +1,44 @@
+// FullyConnected (flatten true and false, bias or not) against the reference.
+#include "engine/ops/op_test_util.h"
+
+using namespace qv_op_test;
+
+TEST_CASE("FullyConnected matches the reference (flatten true and false, bias or not)", "[ops][fully_connected]") {
+  struct Case {
+    Shape x;
+    int64_t hidden;
+    bool flatten;
+    bool bias;
+  };
+  const std::vector<Case> cases = {
+      {{3, 5, 4, 4}, 10, true, true},  {{1, 13}, 7, true, true},      {{3, 13}, 16, true, false},
+      {{3, 3, 7, 9}, 5, true, false},  {{3, 4, 13}, 6, false, true},  {{2, 3, 4, 5}, 8, false, false},
+      {{1, 7}, 1, false, true},        {{3, 1, 1, 1}, 13, true, true},
+  };
+  unsigned seed = 500;
+  for (const Case& c : cases) {
+    const std::string what = "FullyConnected x=" + ShapeStr(c.x) + " num_hidden=" + std::to_string(c.hidden) +
+                             (c.flatten ? " flatten" : " no-flatten") + (c.bias ? " bias" : " no_bias");
+    RunCase(what, [&] {
+      Net net(seed++);
+      const int64_t k = c.flatten ? qv_ref::ElementCount(c.x) / c.x[0] : c.x.back();
+      const float scale = 1.0f / std::sqrt(static_cast<float>(k));
+      net.Param("fc0_weight", {c.hidden, k}, -scale, scale);
+      const int data = net.g.Variable("data");
+      std::vector<qv_test::Entry> inputs = {data, net.g.Variable("fc0_weight")};
+      if (c.bias) {
+        net.Param("fc0_bias", {c.hidden});
+        inputs.push_back(net.g.Variable("fc0_bias"));
+      }
+      AttrMap attrs = {{"num_hidden", std::to_string(c.hidden)}, {"no_bias", c.bias ? "False" : "True"}};
+      if (!c.flatten || (seed % 2)) attrs["flatten"] = c.flatten ? "True" : "False";
+      net.g.Output(net.g.Op("FullyConnected", "fc0", attrs, inputs));
+      const Tensor x = qv_test::Random(c.x, &net.rng);
+      const std::vector<Tensor> out = RunSingleInput(net, x);
+      REQUIRE(out.size() == 1);
+      ExpectClose(out[0], qv_ref::FullyConnected(x, net.params.at("fc0_weight"),
+                                                 c.bias ? &net.params.at("fc0_bias") : nullptr, c.flatten),
+                  what);
+    });
+  }
+}
