@@ -75,11 +75,12 @@ static float max_abs(const float *x, size_t n) {
   return m;
 }
 
-/* max |got - want| <= 1e-4 * max |want|, the project's tolerance for MXNet's outputs. */
-static void expect_close(const char *what, const float *got, const float *want, size_t n) {
+/* max |got - want| <= 1e-4 * max |want|, the project's tolerance for MXNet's outputs. Returns
+ * max |got - want| / max |want| (infinity when there is nothing to compare). */
+static double expect_close(const char *what, const float *got, const float *want, size_t n) {
   if (!got || !want) {
     EXPECT(0, "%s: no data to compare", what);
-    return;
+    return INFINITY;
   }
   const float scale = max_abs(want, n);
   float worst = 0;
@@ -93,10 +94,12 @@ static void expect_close(const char *what, const float *got, const float *want, 
   }
   EXPECT(worst <= 1e-4f * scale && !isnan(worst), "%s on %s: max |diff| %g at %zu (got %g, want %g) > 1e-4 x scale %g",
          what, library_name(), worst, at, got[at], want[at], scale);
+  return isnan(worst) ? INFINITY : scale > 0 ? (double)worst / scale : worst > 0 ? INFINITY : 0;
 }
 
-/* Saves a named result (first run) or compares it with the saved one (second run). */
-static void save_or_compare(const char *name, const float *data, size_t n) {
+/* Saves a named result (first run) or compares it with the saved one (second run); returns
+ * expect_close's relative difference when it compares, else -1. */
+static double save_or_compare(const char *name, const float *data, size_t n) {
   const char *save = getenv("MXC_SAVE_DIR"), *compare = getenv("MXC_COMPARE_DIR");
   char path[4096];
   if (save && data) {
@@ -111,9 +114,11 @@ static void save_or_compare(const char *name, const float *data, size_t n) {
     float *want = read_floats(compare, file, n);
     char what[512];
     snprintf(what, sizeof what, "%s against MXNet's run", name);
-    expect_close(what, data, want, n);
+    const double relative = expect_close(what, data, want, n);
     free(want);
+    return relative;
   }
+  return -1;
 }
 
 #endif /* QUIVER_TESTS_MXNET_COMPAT_SUPPORT_H_ */

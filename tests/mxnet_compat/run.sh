@@ -7,8 +7,10 @@
 #   run.sh --lib-dir DIR --work DIR [--sanitize=KIND] SOURCE [ARGS...]
 #
 # ARGS are passed to the program; the word @FIXTURES@ becomes the fixture directory
-# ($QUIVER_FIXTURES_DIR, else ~/.cache/quiver/fixtures). Without the wheel or the fixtures the suite
-# cannot run: it says so loudly and exits 77 (CTest: skipped), or fails under QUIVER_REQUIRE_FIXTURES=1.
+# ($QUIVER_FIXTURES_DIR, else ~/.cache/quiver/fixtures), @CONFORMANCE@ the conformance set's
+# ($QUIVER_CONFORMANCE_DIR, else ~/.cache/quiver/conformance-ci). Without the wheel or the fixtures
+# the ARGS name the suite cannot run: it says so loudly and exits 77 (CTest: skipped), or fails under
+# QUIVER_REQUIRE_FIXTURES=1.
 # With --sanitize=address or =thread (a sanitizer build of Quiver) the program is instrumented too and only Quiver's leg
 # runs, held to the fixtures' reference outputs alone: MXNet's library is not built for the sanitizers.
 set -euo pipefail
@@ -22,10 +24,11 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-[ -n "$lib_dir" ] && [ -n "$work" ] && [ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ -n "$lib_dir" ] && [ -n "$work" ] && [ $# -ge 1 ] || { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 src="$1"; shift
 name="$(basename "${src%.*}")"
 fixtures="${QUIVER_FIXTURES_DIR:-${QUIVER_CACHE:-$HOME/.cache/quiver}/fixtures}"
+conformance="${QUIVER_CONFORMANCE_DIR:-${QUIVER_CACHE:-$HOME/.cache/quiver}/conformance-ci}"
 
 cannot_run() {
   echo "************************************************************************" >&2
@@ -44,8 +47,14 @@ if [ -z "$pkg" ]; then
 fi
 [ -n "$pkg" ] && [ -f "$pkg/include/mxnet/c_predict_api.h" ] && [ -f "$pkg/libmxnet.so" ] ||
   cannot_run "no mxnet 1.9.1 package with headers and libmxnet.so (run scripts/setup_mxnet_venv.sh, or set QUIVER_MXNET_PACKAGE)"
-[ -f "$fixtures/resnet18_v1-symbol.json" ] && [ -f "$fixtures/digits_cnn-symbol.json" ] ||
-  cannot_run "no fixtures in $fixtures (run scripts/make_fixtures.sh)"
+case " $* " in *@FIXTURES@*)
+  [ -f "$fixtures/resnet18_v1-symbol.json" ] && [ -f "$fixtures/digits_cnn-symbol.json" ] ||
+    cannot_run "no fixtures in $fixtures (run scripts/make_fixtures.sh)" ;;
+esac
+case " $* " in *@CONFORMANCE@*)
+  [ -f "$conformance/manifest.json" ] ||
+    cannot_run "no conformance fixtures ($conformance/manifest.json; run tests/conformance/make_fixtures.sh ci, or set QUIVER_CONFORMANCE_DIR)" ;;
+esac
 [ -f "$lib_dir/libmxnet.so" ] || { echo "run.sh: Quiver's $lib_dir/libmxnet.so is missing" >&2; exit 1; }
 
 mkdir -p "$work"
@@ -63,7 +72,7 @@ case "$src" in
 esac
 
 args=()
-for a in "$@"; do args+=("${a//@FIXTURES@/$fixtures}"); done
+for a in "$@"; do a="${a//@FIXTURES@/$fixtures}"; args+=("${a//@CONFORMANCE@/$conformance}"); done
 
 # Runs the program on the library in $1, after checking that the loader really picks that one.
 run_on() {
