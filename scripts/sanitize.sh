@@ -13,6 +13,7 @@ esac
 
 build_dir="$(QUIVER_BUILD_DIR="build-$kind" QUIVER_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh -DQUIVER_SANITIZE="$kind")"
 export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"  # the drop-in libmxnet.so suite reads it
 export QUIVER_REQUIRE_FIXTURES=1
 # allocator_may_return_null: tests ask for absurd sizes on purpose and expect QV_ERR_OUT_OF_MEMORY.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
