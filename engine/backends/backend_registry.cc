@@ -1,36 +1,22 @@
-#include <map>
-#include <mutex>
-
 #include "backends/backend.h"
-#include "common/error.h"
+#include "common/device_registry.h"
 
 namespace qv {
 namespace {
 
-struct Registry {
-  std::mutex mu;
-  std::map<DeviceType, const Backend*> backends;
-};
-
-Registry& TheRegistry() {
-  static auto* registry = new Registry();
+DeviceTypeRegistry<Backend>& Registry() {
+  static auto* registry = new DeviceTypeRegistry<Backend>();
   return *registry;
 }
 
 }  // namespace
 
-void RegisterBackend(const Backend* backend) {
-  Registry& r = TheRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  r.backends[backend->device_type()] = backend;
-}
+void RegisterBackend(const Backend* backend) { Registry().Register(backend->device_type(), backend); }
 
 const Backend& FindBackend(const Device& device) {
-  Registry& r = TheRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.backends.find(device.type);
-  if (it == r.backends.end()) throw NoBackendError(device);
-  return *it->second;
+  const Backend* backend = Registry().Find(device.type);
+  if (backend == nullptr) throw NoBackendError(device);
+  return *backend;
 }
 
 }  // namespace qv

@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <map>
-#include <mutex>
 
 #include "common/error.h"
 #include "common/fault_injection.h"

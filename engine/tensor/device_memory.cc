@@ -1,9 +1,8 @@
 #include "tensor/device_memory.h"
 
 #include <cstring>
-#include <map>
-#include <mutex>
 
+#include "common/device_registry.h"
 
 namespace qv {
 namespace {
@@ -19,30 +18,23 @@ class HostMemory : public DeviceMemory {
   void SetZero(const Device&, void* dst, size_t bytes) const override { std::memset(dst, 0, bytes); }
 };
 
-struct Registry {
-  std::mutex mu;
-  std::map<DeviceType, const DeviceMemory*> memories{{DeviceType::kCpu, new HostMemory}};
-};
-
-Registry& TheRegistry() {
-  static auto* registry = new Registry();
+DeviceTypeRegistry<DeviceMemory>& Registry() {
+  static auto* registry = [] {
+    auto* r = new DeviceTypeRegistry<DeviceMemory>();
+    r->Register(DeviceType::kCpu, new HostMemory);
+    return r;
+  }();
   return *registry;
 }
 
 }  // namespace
 
-void RegisterDeviceMemory(DeviceType type, const DeviceMemory* memory) {
-  Registry& r = TheRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  r.memories[type] = memory;
-}
+void RegisterDeviceMemory(DeviceType type, const DeviceMemory* memory) { Registry().Register(type, memory); }
 
 const DeviceMemory& DeviceMemoryOf(const Device& device) {
-  Registry& r = TheRegistry();
-  std::lock_guard<std::mutex> lock(r.mu);
-  auto it = r.memories.find(device.type);
-  if (it == r.memories.end()) throw NoBackendError(device);
-  return *it->second;
+  const DeviceMemory* memory = Registry().Find(device.type);
+  if (memory == nullptr) throw NoBackendError(device);
+  return *memory;
 }
 
 Error NoBackendError(const Device& device) {
