@@ -4,6 +4,13 @@
 
 using namespace qv;
 
+// The C API hands the engine's device and dtype codes through as integers: they must stay equal.
+static_assert(QV_CPU == static_cast<int>(DeviceType::kCpu) && QV_GPU == static_cast<int>(DeviceType::kGpu));
+static_assert(QV_FLOAT32 == static_cast<int>(DType::kFloat32) && QV_FLOAT64 == static_cast<int>(DType::kFloat64) &&
+              QV_FLOAT16 == static_cast<int>(DType::kFloat16) && QV_UINT8 == static_cast<int>(DType::kUInt8) &&
+              QV_INT32 == static_cast<int>(DType::kInt32) && QV_INT8 == static_cast<int>(DType::kInt8) &&
+              QV_INT64 == static_cast<int>(DType::kInt64));
+
 namespace qv::capi {
 
 QvNDArrayHandle NewHandle(NDArrayPtr array) { return Arrays().Add(std::move(array)); }
