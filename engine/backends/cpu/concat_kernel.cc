@@ -18,10 +18,10 @@ KernelBuild BuildConcat(const KernelRequest& req) {
     build.runtime_inputs.push_back(static_cast<int>(i));
     args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = {ArgSource::kInput, static_cast<int>(i), nullptr, srcs.back()};
   }
-  const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(dim, srcs, CpuEngine(), BaseAttr());
+  const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(CpuEngine(), dim, srcs, BaseAttr());
   const Desc dst = base.dst_desc(0);
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  auto make = [=] { return dnnl::primitive_desc_base(dnnl::concat::primitive_desc(dst, dim, srcs, CpuEngine(), BaseAttr())); };
+  auto make = [=] { return dnnl::primitive_desc_base(dnnl::concat::primitive_desc(CpuEngine(), dst, dim, srcs, BaseAttr())); };
   build.input_descs = srcs;
   build.output_descs = {dst};
   build.kernel = std::make_unique<DnnlKernel>(base, make, std::move(args));

@@ -24,10 +24,10 @@ std::shared_ptr<void> ConstantCache::Get(const ConstantPtr& param, const Desc& f
 std::shared_ptr<void> ConstantCache::Reorder(const Constant& param, const Desc& from, const Desc& to) {
   if (!param.is_packed()) return ReorderConstant(param.data(), from, to);
   const Desc& layout = DescOf(*param.layout());
-  if (layout.dims() == to.dims()) return ReorderConstant(param.data(), layout, to);
+  if (layout.get_dims() == to.get_dims()) return ReorderConstant(param.data(), layout, to);
   // Another view of the same tensor (a 4-D FullyConnected weight seen as 2-D): via row-major bytes,
   // which do not depend on how the dimensions are grouped.
-  const auto dims = layout.dims();
+  const auto dims = layout.get_dims();
   auto plain = ReorderConstant(param.data(), layout, PlainDesc(Shape(dims.begin(), dims.end())));
   return ReorderConstant(plain.get(), from, to);
 }

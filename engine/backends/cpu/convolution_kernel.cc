@@ -12,9 +12,9 @@ dnnl::primitive_attr ConvAttr(const ConvolutionParams& p) {
   dnnl::post_ops ops;
   for (const PostOp& op : p.post_ops) {
     switch (op.kind) {
-      case PostOp::kRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
-      case PostOp::kLeakyRelu: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
-      case PostOp::kClip: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
+      case PostOp::kRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+      case PostOp::kLeakyRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
+      case PostOp::kClip: ops.append_eltwise(dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
       case PostOp::kSum: ops.append_sum(1.f); break;
     }
   }
@@ -46,14 +46,11 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   const auto attr = ConvAttr(p);
 
   auto make = [=](const Desc& src, const Desc& wei, const Desc& dst) {
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
-                                      wei, bias_desc, dst, strides, dilates, pad, pad);
-    return dnnl::primitive_desc_base(dnnl::convolution_forward::primitive_desc(d, attr, CpuEngine()));
+    return dnnl::convolution_forward::primitive_desc(CpuEngine(), dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src, wei, bias_desc, dst,
+                                                     strides, dilates, pad, pad, attr);
   };
-  auto base = dnnl::convolution_forward::primitive_desc(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                      src_any, wei_any, bias_desc, dst_any, strides, dilates, pad, pad),
-      attr, CpuEngine());
+  const auto base = make(src_any, wei_any, dst_any);
   const Desc src = base.src_desc(), wei = base.weights_desc(), dst = base.dst_desc();
 
   std::unordered_map<int, ArgSource> args;
@@ -73,7 +70,8 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   }
   build.output_descs = {dst};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, w);
-  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make(src, wei, dst); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(
+      base, [=] { return dnnl::primitive_desc_base(make(src, wei, dst)); }, std::move(args));
   return build;
 }
 

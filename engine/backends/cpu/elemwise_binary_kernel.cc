@@ -90,8 +90,8 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   const Desc layout = req.inputs[0].desc;
   const dnnl::algorithm algorithm = BinaryAlgorithm(op);
   auto make = [=] {
-    dnnl::binary::desc d(algorithm, layout, layout, layout);
-    return dnnl::primitive_desc_base(dnnl::binary::primitive_desc(d, BaseAttr(), CpuEngine()));
+    return dnnl::primitive_desc_base(
+        dnnl::binary::primitive_desc(CpuEngine(), algorithm, layout, layout, layout, BaseAttr()));
   };
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};

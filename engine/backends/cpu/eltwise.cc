@@ -5,8 +5,8 @@ namespace qv::cpu {
 KernelBuild BuildEltwise(const KernelRequest& req, dnnl::algorithm algorithm, float alpha, float beta) {
   const Desc data = req.inputs[0].desc;
   auto make = [=] {
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, data, alpha, beta);
-    return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+    return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(
+        CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, data, data, alpha, beta, BaseAttr()));
   };
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};

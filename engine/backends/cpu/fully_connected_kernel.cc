@@ -34,8 +34,8 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
   const Desc dst({rows, p.num_hidden}, f32, memory::format_tag::ab);
   auto make_with = [=](const Desc& wei) {
-    dnnl::inner_product_forward::desc d(dnnl::prop_kind::forward_inference, src, wei, bias, dst);
-    return dnnl::primitive_desc_base(dnnl::inner_product_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+    return dnnl::primitive_desc_base(dnnl::inner_product_forward::primitive_desc(
+        CpuEngine(), dnnl::prop_kind::forward_inference, src, wei, bias, dst, BaseAttr()));
   };
   const dnnl::primitive_desc_base base = make_with(wei_any);
   const Desc wei = base.weights_desc(0);

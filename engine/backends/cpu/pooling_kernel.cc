@@ -79,10 +79,12 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const Desc src = req.inputs[0].desc;
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
+  const dnnl::memory::dims dilation = {0, 0};  // oneDNN counts dilation from 0
   auto make_with = [=](const Desc& dst) {
-    dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, algorithm, src, dst, strides, kernel, pad_l,
-                                  pad_r);
-    return dnnl::primitive_desc_base(dnnl::pooling_forward::primitive_desc(d, BaseAttr(), CpuEngine()));
+    return dnnl::primitive_desc_base(dnnl::pooling_forward::primitive_desc(CpuEngine(),
+                                                                           dnnl::prop_kind::forward_inference,
+                                                                           algorithm, src, dst, strides, kernel,
+                                                                           dilation, pad_l, pad_r, BaseAttr()));
   };
   auto base = make_with(Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any));
   const Desc dst = base.dst_desc();

