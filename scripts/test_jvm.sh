@@ -18,6 +18,12 @@ bash scripts/build_jvm.sh -Dquiver.fixtures.dir="$fixtures" -Dquiver.require.fix
 version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1)"
 env -u LD_LIBRARY_PATH java -cp "scala/target/quiver-scala_2.13-$version-all.jar" io.quiver.infer.Quiver
 bash tests/jvm/spark_shaded_jar.sh "$fixtures"
+# Each library ships its sources and its API docs (Javadoc, Scaladoc) beside it.
+for jar in java/target/quiver-java-"$version" scala/target/quiver-scala_2.13-"$version"; do
+  jar tf "$jar-javadoc.jar" | grep -qx 'index.html' || { echo "test_jvm: $jar-javadoc.jar has no index.html" >&2; exit 1; }
+  jar tf "$jar-sources.jar" | grep -q '/Predictor\.\(java\|scala\)$' ||
+    { echo "test_jvm: $jar-sources.jar lacks the Predictor source" >&2; exit 1; }
+done
 
 # One line per module: tests, failures, errors, skipped (ScalaTest's aggregate DiscoverySuite report left out).
 for dir in "${reports[@]}"; do

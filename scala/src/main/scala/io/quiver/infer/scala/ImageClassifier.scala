@@ -8,7 +8,7 @@ import _root_.scala.jdk.CollectionConverters._
 
 /** A [[Classifier]] that takes images, brought to the input's (N, 3, H, W) size: the shorter side resized
   * to 256/224 of it, center-cropped, normalised with ImageNet's mean and std (see
-  * [[io.quiver.infer.ImageTransform]]).
+  * `io.quiver.infer.ImageTransform`).
   */
 class ImageClassifier(modelPrefix: String, inputs: IndexedSeq[DataDesc], epoch: Int = 0)
     extends Classifier(modelPrefix, inputs, epoch) {

@@ -6,7 +6,7 @@ import io.quiver.infer.{DataDesc, ObjectDetector => JObjectDetector}
 
 import _root_.scala.jdk.CollectionConverters._
 
-/** Detects objects (see [[io.quiver.infer.ObjectDetector]] for the model outputs it reads): boxes in the
+/** Detects objects (see `io.quiver.infer.ObjectDetector` for the model outputs it reads): boxes in the
   * pixel coordinates of the image given, best first. Safe to share across threads.
   */
 class ObjectDetector(modelPrefix: String, inputs: IndexedSeq[DataDesc], epoch: Int = 0) extends AutoCloseable {

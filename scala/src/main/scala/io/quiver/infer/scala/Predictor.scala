@@ -13,9 +13,9 @@ import _root_.scala.jdk.FutureConverters._
 /** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
   *
   * One instance is safe to share across threads and Spark task threads; any batch size runs. Inputs are
-  * one flat row-major array per model input, in `inputNames` order, shaped by their [[DataDesc]] (the batch
+  * one flat row-major array per model input, in `inputNames` order, shaped by their `DataDesc` (the batch
   * size comes from the array's length). `options` are the runtime's cached-op flags, passed as they are
-  * (`device`, `static_shape`, `max_inflight`, ...). Failures throw [[io.quiver.infer.QuiverException]].
+  * (`device`, `static_shape`, `max_inflight`, ...). Failures throw `io.quiver.infer.QuiverException`.
   *
   * A resource: close it, or use it with `scala.util.Using`. Predictions in flight when it closes complete.
   */
@@ -38,8 +38,8 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
   def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
     asScala(underlying.predictAsync(input: _*))
 
-  /** [[predictAsync]] with a deadline: a prediction unfinished `timeout` after submission is dropped by the
-    * runtime (never run late) and the future fails with a [[io.quiver.infer.QuiverException]] whose code is
+  /** `predictAsync(input)` with a deadline: a prediction unfinished `timeout` after submission is dropped by the
+    * runtime (never run late) and the future fails with an `io.quiver.infer.QuiverException` whose code is
     * `QuiverException.DEADLINE_EXCEEDED`. A higher `priority` runs first among predictions queued by the
     * scheduling options (`max_batch_size`, `batch_timeout_us`, ...).
     */
