@@ -247,6 +247,24 @@ QVJ_HANDLE(QvCachedOpHandle)
 %}
 %apply (uint32_t *n, const char ***names) { (uint32_t *n_names, const char ***names) };
 
+/* A string out (QvCachedOpDescribe's JSON): a String[] holder receives it. */
+%typemap(jni) const char **json "jobjectArray"
+%typemap(jtype) const char **json "String[]"
+%typemap(jstype) const char **json "String[]"
+%typemap(javain) const char **json "$javainput"
+%typemap(in) const char **json (const char *text = NULL) %{
+  if (!qvj_holder_ok(jenv, $input)) return $null;
+  $1 = ($1_ltype)&text;
+%}
+%typemap(argout) const char **json %{
+  {
+    jstring string = qvj_string(jenv, text$argnum);
+    if (string == NULL) return $null;
+    (*jenv)->SetObjectArrayElement(jenv, $input, 0, string);
+    (*jenv)->DeleteLocalRef(jenv, string);
+  }
+%}
+
 /* String lists in (parameter names, flag keys and values): String[]; the count is passed beside them
  * and must not exceed the array's length. */
 %typemap(jni) const char **QVJ_STRINGS "jobjectArray"

@@ -99,6 +99,16 @@ QV_OUT_HANDLE(QvCachedOpHandle, struct QvCachedOp_)
   %append_output(list);
 }
 
+/* A string out (QvCachedOpDescribe's JSON): returned as str. */
+%typemap(in, numinputs=0) const char **json (const char *text = NULL) {
+  $1 = ($1_ltype)&text;
+}
+%typemap(argout) const char **json {
+  PyObject *string = qv_name(*$1);
+  if (string == NULL) SWIG_fail;
+  %append_output(string);
+}
+
 %typemap(in, numinputs=0) (uint32_t *ndim, const int64_t **shape) (uint32_t ndim = 0, const int64_t *shape = NULL) {
   $1 = &ndim;
   $2 = ($2_ltype)&shape;

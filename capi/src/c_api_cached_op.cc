@@ -1,6 +1,7 @@
 // Cached ops: creation from a symbol and parameters, and asynchronous invocation.
 #include <cstddef>
 
+#include "graph_description.h"
 #include "handles.h"
 #include "scheduler/invocation_control.h"
 
@@ -96,6 +97,7 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
     h->op = std::move(op);
     h->inputs = capi::NameList(h->op->input_names());
     h->outputs = capi::NameList(h->op->output_names());
+    h->description = capi::DescribeGraph(h->op->graph());
     *out = capi::CachedOps().Add(std::move(h));
   });
 }
@@ -109,6 +111,13 @@ int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t* n, const char*** names) 
 int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names) {
   return capi::Guard([&] {
     capi::CachedOps().Get(op, "cached op")->outputs.Publish(n, names);
+  });
+}
+
+int QvCachedOpDescribe(QvCachedOpHandle op, const char** json) {
+  return capi::Guard([&] {
+    capi::Require(json, "json");
+    *json = capi::CachedOps().Get(op, "cached op")->description.c_str();
   });
 }
 

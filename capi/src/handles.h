@@ -48,6 +48,7 @@ struct QvSymbol_ {
 struct QvCachedOp_ {
   std::shared_ptr<qv::CachedOp> op;
   qv::capi::NameList inputs, outputs;  // into the op's own names
+  std::string description;             // QvCachedOpDescribe's JSON, made once
 };
 
 namespace qv::capi {

@@ -44,6 +44,8 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
 
   const std::vector<std::string>& input_names() const { return graph_.input_names; }
   const std::vector<std::string>& output_names() const { return graph_.output_names; }
+  // The graph the op runs: the file's after the backend's inference passes (Optimize).
+  const Graph& graph() const { return graph_.graph; }
 
   // Validates inputs, finds or compiles the plan, and pushes the computation (to the request queue,
   // if the op has one). `outputs` empty: allocates them; else they must match the plan's output

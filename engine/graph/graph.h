@@ -18,6 +18,12 @@ struct NodeEntry {
   bool operator<(const NodeEntry& o) const { return node != o.node ? node < o.node : index < o.index; }
 };
 
+// A node of the file's graph that graph passes merged into another (see Node::fused).
+struct FusedNode {
+  std::string op;  // canonical operator name
+  std::string name;
+};
+
 struct Node {
   std::string op;  // canonical operator name (CanonicalOpName); "null" for a variable (a data input or a parameter)
   std::string name;
@@ -27,6 +33,9 @@ struct Node {
   std::vector<NodeEntry> inputs;
   // Operations graph passes fused into this node, in execution order (a kSum adds the residual input).
   std::vector<PostOp> post_ops;
+  // The file's nodes that graph passes merged into this one, in the order they were merged (with the
+  // nodes merged into those before them): what tools report as fused.
+  std::vector<FusedNode> fused;
 
   bool is_variable() const { return op == "null"; }
 };

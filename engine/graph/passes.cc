@@ -48,6 +48,12 @@ int AddConstant(BoundGraph& g, const std::string& name, NDArrayPtr value) {
   return id;
 }
 
+// Records that `from` now runs inside `into`.
+void Merge(Node& into, const Node& from) {
+  into.fused.insert(into.fused.end(), from.fused.begin(), from.fused.end());
+  into.fused.push_back({from.op, from.name});
+}
+
 // The BatchNorm that reads the convolution's only use, folded into new weights and a bias:
 // s = gamma / sqrt(var + eps); w' = w * s; b' = (b - mean) * s + beta.
 void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
@@ -79,6 +85,7 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   Node& folded = g.graph.nodes[conv_id];  // AddConstant may have moved the node list
   folded.inputs = {data, {w_id, 0}, {b_id, 0}};
   folded.attrs["no_bias"] = "False";
+  Merge(folded, bn);
 }
 
 }  // namespace
@@ -122,6 +129,7 @@ void FuseActivations(BoundGraph& g, const FusionRules& rules) {
     Node& producer = g.graph.nodes[in.node];
     if (producer.is_variable() || uses.at(in) != 1 || !rules.FusesPostOp(producer, *post)) continue;
     producer.post_ops.push_back(*post);
+    Merge(producer, act);
     r[{id, 0}] = in;
   }
   ApplyRedirects(g.graph, r);
@@ -139,6 +147,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
       if (conv.is_variable() || uses.at(conv_out) != 1 || !rules.FusesSum(conv)) continue;
       conv.inputs.push_back(add.inputs[1 - side]);
       conv.post_ops.push_back(PostOp{PostOp::kSum});
+      Merge(conv, add);
       r[{id, 0}] = conv_out;
       break;
     }

@@ -54,6 +54,7 @@ typedef struct {
   int (*InvokeAsyncEx)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **,
                        const QvInvokeOptions *);
   int (*Cancel)(QvNDArrayHandle, int *);
+  int (*CachedOpDescribe)(QvCachedOpHandle, const char **);
 } Api;
 
 /* Looks `name` up in `lib` and stores it in a function-pointer slot. dlsym returns an object pointer;
@@ -114,6 +115,7 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(FreeCachedOp);
   API_RESOLVE(InvokeAsyncEx);
   API_RESOLVE(Cancel);
+  API_RESOLVE(CachedOpDescribe);
   return ok;
 }
 

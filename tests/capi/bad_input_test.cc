@@ -204,6 +204,10 @@ TEST_CASE("NULL handles and NULL out-pointers fail with QV_ERR_INVALID_ARGUMENT 
     EXPECT_QV_FAILURE(QvCachedOpListOutputs(nullptr, &n, &names), inv, "null");
     EXPECT_QV_FAILURE(QvCachedOpListOutputs(model.op, nullptr, &names), inv, "null");
     EXPECT_QV_FAILURE(QvCachedOpListOutputs(model.op, &n, nullptr), inv, "null");
+    const char* json_out = nullptr;
+    EXPECT_QV_FAILURE(QvCachedOpDescribe(nullptr, &json_out), inv, "null");
+    EXPECT_QV_FAILURE(QvCachedOpDescribe(model.op, nullptr), inv, "null");
+    CHECK(json_out == nullptr);
     EXPECT_QV_FAILURE(QvInvokeAsync(nullptr, 1, &input, &num_outputs, &outputs), inv, "null");
     EXPECT_QV_FAILURE(QvInvokeAsync(model.op, 1, nullptr, &num_outputs, &outputs), inv, "null");
     EXPECT_QV_FAILURE(QvInvokeAsync(model.op, 1, &null_input, &num_outputs, &outputs), inv, "null");

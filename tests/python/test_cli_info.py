@@ -1,6 +1,8 @@
 """`quiver info` on the fixtures, hand-made models with operators Quiver lacks, and bad arguments."""
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from cli_runner import one_line_error, quiver
@@ -18,6 +20,14 @@ def test_describes_resnet18_without_a_shape(manifest):
     assert report["parameters"]["elements"] == 11_699_112
     assert report["parameters"]["bytes"] == 4 * 11_699_112 and report["parameters"]["dtypes"] == ["float32"]
     assert report["unsupported"] == [] and "plan" not in report
+    # Every BatchNorm follows a convolution it folds into; every activation and residual addition reads a
+    # convolution's only use, so it runs as that convolution's post-op: all 45 run inside the 20.
+    fused = report["fused"]
+    assert Counter(f["op"] for n in fused["nodes"] for f in n["fused"]) == {
+        "BatchNorm": 20, "Activation": 17, "elemwise_add": 8}
+    assert [n["op"] for n in fused["nodes"]] == ["Convolution"] * 20
+    assert sum(fused["patterns"].values()) == 20
+    assert fused["patterns"]["Convolution + BatchNorm + elemwise_add + Activation"] == 8
 
 
 def test_a_shape_compiles_the_plan_and_the_text_says_so(manifest):
@@ -26,6 +36,8 @@ def test_a_shape_compiles_the_plan_and_the_text_says_so(manifest):
     assert "data  float32  (2, 3, 16, 16)  [--shape]" in result.stdout
     assert "plan for data:(2,3,16,16): compiled" in result.stdout
     assert "unsupported by this runtime: none" in result.stdout
+    assert "fused: 5 nodes run inside 2 others:\n" in result.stdout
+    assert "      1  Convolution + BatchNorm + elemwise_add + Activation\n" in result.stdout
 
 
 def test_names_every_unsupported_node(tmp_path):
@@ -38,6 +50,7 @@ def test_names_every_unsupported_node(tmp_path):
     assert [(u["node"], u["op"]) for u in result.json()["unsupported"]] == [
         ("first_bad", "MadeUpOp"), ("second_bad", "OtherMissing")]
     assert all("not supported" in u["message"] for u in result.json()["unsupported"])
+    assert result.json()["fused"] is None
 
 
 def test_errors_are_one_line_with_status_2(manifest, tmp_path):

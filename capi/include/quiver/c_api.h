@@ -302,6 +302,16 @@ QV_EXPORT int QvInvokeAsyncEx(QvCachedOpHandle op, uint32_t num_inputs, QvNDArra
  * nothing changes. Never blocks. */
 QV_EXPORT int QvCancel(QvNDArrayHandle output, int *cancelled);
 
+/* What `op` runs, after the runtime's inference passes, as a JSON object (UTF-8):
+ *   {"nodes": [{"name": "...", "op": "...", "fused": [{"name": "...", "op": "..."}, ...]}, ...]}
+ * one entry per operator node, in execution order ("op" is the operator's canonical name); "fused"
+ * lists the model file's nodes merged into that node, in the order they were merged: a BatchNorm
+ * folded into the convolution before it, activations and residual additions run as the node's
+ * post-operations. Nodes the passes dropped outright (Dropout, identity copies) appear nowhere. Keys
+ * may be added in later versions, never removed. *json is owned by the op, valid while it lives.
+ * Never blocks. */
+QV_EXPORT int QvCachedOpDescribe(QvCachedOpHandle op, const char **json);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -13,7 +13,7 @@ from . import progress
 from .bench_report import size
 from .model_files import Param, element_count, free_arrays, load_params, nodes, read_symbol
 
-HELP = "describe a model: inputs, outputs, operators, parameters, unsupported operators"
+HELP = "describe a model: inputs, outputs, operators, what the runtime fuses, parameters, unsupported operators"
 
 
 def add_parser(commands: Any) -> None:
@@ -34,6 +34,7 @@ def run(ns: argparse.Namespace) -> int:
             handles, params = load_params(ns.prefix, ns.epoch)
         try:
             report = _describe(graph, symbol, params, unsupported, dict(ns.shape))
+            report["fused"] = None if symbol is None else _fusions(symbol, handles, params)
             if symbol is not None and ns.shape and len(ns.shape) == len(report["inputs"]):
                 with progress.waiting("compiling"):
                     report["plan"] = _compile(symbol, handles, params, ns.shape, dict(ns.option))
@@ -127,6 +128,21 @@ def _input(name: str, graph: Dict[str, Any], params: List[Param], given: Optiona
     return {"name": name, "dtype": "float32", "shape": None, "source": "unknown: give --shape"}
 
 
+def _fusions(symbol: Any, handles: List[Any], params: List[Param]) -> Dict[str, Any]:
+    """What the runtime's inference passes merge: per pattern (the node that runs, then the file's nodes
+    fused into it, by operator) how often it occurs, and each node that runs others inside it."""
+    with progress.waiting("fusing"):
+        op = capi.QvCreateCachedOpEx(symbol, {p.name: h for p, h in zip(params, handles)}, {}, 1)
+        try:
+            description = json.loads(capi.QvCachedOpDescribe(op))
+        finally:
+            capi.QvFreeCachedOp(op)
+    merged = [n for n in description["nodes"] if n["fused"]]
+    patterns = Counter(" + ".join([n["op"], *(f["op"] for f in n["fused"])]) for n in merged)
+    return {"patterns": dict(sorted(patterns.items(), key=lambda item: (-item[1], item[0]))),
+            "nodes": [{"node": n["name"], "op": n["op"], "fused": n["fused"]} for n in merged]}
+
+
 def _compile(symbol: Any, handles: List[Any], params: List[Param], shapes: Sequence[Tuple[str, Tuple[int, ...]]],
              options: Dict[str, str]) -> Dict[str, Any]:
     """Compiles the plan for the given shapes (that checks them against every layer) and measures it."""
@@ -149,6 +165,13 @@ def _text(prefix: str, report: Dict[str, Any]) -> str:
     lines += [f"  {name}" for name in report["outputs"]]
     lines.append(f"operators ({sum(report['operators'].values())} nodes):")
     lines += [f"  {count:5d}  {op}" for op, count in report["operators"].items()]
+    fused = report["fused"]
+    if fused is None:
+        lines.append("fused: unknown (the runtime cannot load the graph)")
+    else:
+        count = sum(len(n["fused"]) for n in fused["nodes"])
+        lines.append(f"fused: {count} nodes run inside {len(fused['nodes'])} others" + (":" if count else ""))
+        lines += [f"  {n:5d}  {pattern}" for pattern, n in fused["patterns"].items()]
     p = report["parameters"]
     lines.append(f"parameters: {p['elements']:,} in {p['arrays']} arrays, {size(p['bytes'])} "
                  f"({', '.join(p['dtypes']) or 'none'})")

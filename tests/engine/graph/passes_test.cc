@@ -22,6 +22,11 @@ class NoFusions : public FusionRules {
 };
 
 std::vector<PostOp> Ops(std::initializer_list<PostOp> ops) { return ops; }
+std::vector<std::string> Names(const std::vector<FusedNode>& fused) {
+  std::vector<std::string> names;
+  for (const FusedNode& f : fused) names.push_back(f.op + " " + f.name);
+  return names;
+}
 const PostOp kRelu{PostOp::kRelu};
 const PostOp kSum{PostOp::kSum};
 
@@ -81,6 +86,9 @@ TEST_CASE("passes fold BatchNorm and fuse ReLU and the residual add into convolu
 
   const Node& c2 = g.graph.nodes[10];
   REQUIRE(c2.post_ops == Ops({kSum, kRelu}));
+  // What tools report as fused: the file's nodes, in the order they were merged.
+  REQUIRE(Names(c1.fused) == std::vector<std::string>{"BatchNorm bn", "Activation r1"});
+  REQUIRE(Names(c2.fused) == std::vector<std::string>{"elemwise_add add", "Activation r2"});
   REQUIRE(c2.inputs.back() == NodeEntry{2, 0});  // the residual is the fused first convolution
   REQUIRE(g.graph.outputs[0] == NodeEntry{10, 0});
   // The unfolded originals are released.
