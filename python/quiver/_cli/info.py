@@ -34,10 +34,14 @@ def run(ns: argparse.Namespace) -> int:
             handles, params = load_params(ns.prefix, ns.epoch)
         try:
             report = _describe(graph, symbol, params, unsupported, dict(ns.shape))
-            report["fused"] = None if symbol is None else _fusions(symbol, handles, params)
-            if symbol is not None and ns.shape and len(ns.shape) == len(report["inputs"]):
-                with progress.waiting("compiling"):
-                    report["plan"] = _compile(symbol, handles, params, ns.shape, dict(ns.option))
+            report["fused"] = None
+            if symbol is not None:
+                compile_shapes = ns.shape if ns.shape and len(ns.shape) == len(report["inputs"]) else None
+                with progress.waiting("compiling" if compile_shapes else "fusing"):
+                    description, plan = _create(symbol, handles, params, compile_shapes, dict(ns.option))
+                report["fused"] = _fusions(description)
+                if plan is not None:
+                    report["plan"] = plan
         finally:
             free_arrays(handles)
     finally:
@@ -128,32 +132,32 @@ def _input(name: str, graph: Dict[str, Any], params: List[Param], given: Optiona
     return {"name": name, "dtype": "float32", "shape": None, "source": "unknown: give --shape"}
 
 
-def _fusions(symbol: Any, handles: List[Any], params: List[Param]) -> Dict[str, Any]:
-    """What the runtime's inference passes merge: per pattern (the node that runs, then the file's nodes
+def _create(symbol: Any, handles: List[Any], params: List[Param],
+            shapes: Optional[Sequence[Tuple[str, Tuple[int, ...]]]], options: Dict[str, str]
+            ) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]]]:
+    """Creates the op once: its description (QvCachedOpDescribe) and, given a shape for every input, the
+    plan compiled for them (which checks them against every layer) with the memory it holds."""
+    flags: Dict[str, str] = {}
+    if shapes is not None:
+        flags = {"data_shapes": ";".join(f"{n}:({','.join(map(str, s))})" for n, s in shapes), **options}
+    before = capi.QvGetMemoryStats()[0]
+    op = capi.QvCreateCachedOpEx(symbol, {p.name: h for p, h in zip(params, handles)}, flags, 1)
+    try:
+        held = capi.QvGetMemoryStats()[0] - before
+        description: Dict[str, Any] = json.loads(capi.QvCachedOpDescribe(op))
+    finally:
+        capi.QvFreeCachedOp(op)
+    plan = None if shapes is None else {"shapes": {n: list(s) for n, s in shapes}, "bytes_held": held}
+    return description, plan
+
+
+def _fusions(description: Dict[str, Any]) -> Dict[str, Any]:
+    """What the runtime's inference passes merged: per pattern (the node that runs, then the file's nodes
     fused into it, by operator) how often it occurs, and each node that runs others inside it."""
-    with progress.waiting("fusing"):
-        op = capi.QvCreateCachedOpEx(symbol, {p.name: h for p, h in zip(params, handles)}, {}, 1)
-        try:
-            description = json.loads(capi.QvCachedOpDescribe(op))
-        finally:
-            capi.QvFreeCachedOp(op)
     merged = [n for n in description["nodes"] if n["fused"]]
     patterns = Counter(" + ".join([n["op"], *(f["op"] for f in n["fused"])]) for n in merged)
     return {"patterns": dict(sorted(patterns.items(), key=lambda item: (-item[1], item[0]))),
             "nodes": [{"node": n["name"], "op": n["op"], "fused": n["fused"]} for n in merged]}
-
-
-def _compile(symbol: Any, handles: List[Any], params: List[Param], shapes: Sequence[Tuple[str, Tuple[int, ...]]],
-             options: Dict[str, str]) -> Dict[str, Any]:
-    """Compiles the plan for the given shapes (that checks them against every layer) and measures it."""
-    before = capi.QvGetMemoryStats()[0]
-    flags = {"data_shapes": ";".join(f"{n}:({','.join(map(str, s))})" for n, s in shapes), **options}
-    op = capi.QvCreateCachedOpEx(symbol, {p.name: h for p, h in zip(params, handles)}, flags, 1)
-    try:
-        held = capi.QvGetMemoryStats()[0] - before
-    finally:
-        capi.QvFreeCachedOp(op)
-    return {"shapes": {n: list(s) for n, s in shapes}, "bytes_held": held}
 
 
 def _text(prefix: str, report: Dict[str, Any]) -> str:

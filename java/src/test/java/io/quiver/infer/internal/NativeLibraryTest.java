@@ -17,7 +17,8 @@ class NativeLibraryTest {
   private static List<String> mapped(String name) throws IOException {
     return Files.readAllLines(Path.of("/proc/self/maps")).stream()
         .map(line -> line.replaceFirst("^(\\S+\\s+){5}", "").trim())
-        .filter(path -> path.startsWith("/") && Path.of(path.replace(" (deleted)", "")).getFileName().toString().contains(name))
+        .map(path -> path.replace(" (deleted)", ""))
+        .filter(path -> path.startsWith("/") && Path.of(path).getFileName().toString().contains(name))
         .distinct()
         .collect(Collectors.toList());
   }
@@ -28,7 +29,8 @@ class NativeLibraryTest {
     for (String name : new String[] {"libquiver.so.1", "libquiver_jni.so", "libgomp.so.1"}) {
       final List<String> paths = mapped(name);
       assertEquals(1, paths.size(), name + " mapped from " + paths);
-      assertTrue(paths.get(0).contains("/quiver-native-"), name + " mapped from " + paths.get(0) + ", not the jar's copy");
+      assertTrue(paths.get(0).contains("/quiver-native-"),
+          name + " mapped from " + paths.get(0) + ", not the jar's copy");
     }
     assertEquals(List.of(), mapped("libdnnl"), "oneDNN is linked into libquiver.so.1: no separate library");
   }
