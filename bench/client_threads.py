@@ -1,8 +1,10 @@
-"""The client threads of the Python benchmarks (python_bench.py, ort_bench.py): each client makes its
-warm-up calls, all start the timed calls together, and a call's latency is its wall time."""
+"""The client threads of the Python benchmarks (python_bench.py, baseline_bench.py): each client makes
+its warm-up calls, all start the timed calls together, and a call's latency is its wall time."""
 import threading
 import time
 from typing import Callable, List, Tuple
+
+import numpy as np
 
 
 def run_clients(clients: int, warmup: int, iters: int, call: Callable[[int], object]) -> Tuple[List[float], float]:
@@ -42,3 +44,11 @@ def run_clients(clients: int, warmup: int, iters: int, call: Callable[[int], obj
     if errors:
         raise errors[0]
     return [x for per_client in latencies for x in per_client], max(finished) - start
+
+
+def latency_summary(seconds: List[float], wall: float, images: int) -> dict:
+    """The keys every benchmark prints: latency percentiles and mean of the calls in milliseconds, and
+    images per second over the timed phase."""
+    ms = np.array(seconds) * 1e3
+    return {"p50_ms": float(np.percentile(ms, 50)), "p90_ms": float(np.percentile(ms, 90)),
+            "p99_ms": float(np.percentile(ms, 99)), "mean_ms": float(ms.mean()), "throughput_per_s": images / wall}

@@ -1,5 +1,5 @@
 """The driver of bench/compare_batching.sh (see there): runs quiver_bench (batching off and on) and
-ort_bench.py as separate processes, round after round, and prints medians side by side."""
+baseline_bench.py (ONNX Runtime) as separate processes, round after round, and prints medians side by side."""
 import argparse
 import json
 import os
@@ -50,8 +50,8 @@ def main() -> None:
             quiver_on = [args.quiver_bench] + common
             for kv in batching:
                 quiver_on += ["--option", kv]
-            ort = [sys.executable, os.path.join(HERE, "ort_bench.py"), "--model", args.onnx, "--clients", str(clients),
-                   "--iters", iters, "--warmup", warmup]
+            ort = [sys.executable, os.path.join(HERE, "baseline_bench.py"), "--engine", "onnxruntime", "--model",
+                   args.onnx, "--clients", str(clients), "--iters", iters, "--warmup", warmup]
             if ort_threads:
                 ort += ["--threads", ort_threads]
             if args.check and r == 0 and clients == client_counts[0]:

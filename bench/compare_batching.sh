@@ -23,7 +23,7 @@ if [ ! -x "$QUIVER_BENCH" ]; then
   log "Quiver's benchmark tool not found at $QUIVER_BENCH (build it, or set QUIVER_BENCH)"
   exit 2
 fi
-ort_python="$(bash "$ROOT/bench/setup_ort_venv.sh")"
+ort_python="$(bash "$ROOT/bench/setup_baselines_venv.sh")"
 mxnet_python="$(bash "$ROOT/scripts/setup_mxnet_venv.sh")"
 fixtures="$(bash "$ROOT/scripts/make_fixtures.sh")"
 PREFIX="${1:-$fixtures/resnet18_v1}"

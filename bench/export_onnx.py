@@ -3,7 +3,7 @@ for the ONNX Runtime baseline of bench/compare_batching.sh.
 
     PYTHONPATH=<onnx-export dir> <mxnet venv python> bench/export_onnx.py PREFIX OUT.onnx [--shape 1,3,224,224]
 
-Runs in the MXNet venv with onnx 1.14.1 on PYTHONPATH (bench/setup_ort_venv.sh installs it). mx.onnx
+Runs in the MXNet venv with onnx 1.14.1 on PYTHONPATH (bench/setup_baselines_venv.sh installs it). mx.onnx
 lists the weights as graph inputs too; they are removed, as ONNX Runtime only folds and pre-packs
 initializers that are not inputs.
 """

@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 import quiver
-from client_threads import run_clients
+from client_threads import latency_summary, run_clients
 
 
 def main() -> None:
@@ -34,12 +34,9 @@ def main() -> None:
         inputs = [np.random.default_rng(c).standard_normal(shape).astype(np.float32) for c in range(args.clients)]
         seconds, elapsed = run_clients(args.clients, args.warmup, args.iters, lambda c: predictor.predict(inputs[c]))
 
-    ms = np.array(seconds) * 1e3
-    print(json.dumps({
-        "engine": "quiver-python", "model": args.prefix.rsplit("/", 1)[-1], "batch": args.batch,
-        "clients": args.clients, "iters": args.iters, "p50_ms": float(np.percentile(ms, 50)),
-        "p90_ms": float(np.percentile(ms, 90)), "p99_ms": float(np.percentile(ms, 99)),
-        "throughput_per_s": args.batch * args.clients * args.iters / elapsed}))
+    print(json.dumps({"engine": "quiver-python", "model": args.prefix.rsplit("/", 1)[-1], "batch": args.batch,
+                      "clients": args.clients, "iters": args.iters,
+                      **latency_summary(seconds, elapsed, args.batch * args.clients * args.iters)}))
 
 
 if __name__ == "__main__":

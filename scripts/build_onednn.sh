@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds (once) oneDNN 3.7 from Debian's source package as a CPU-only, OpenMP, static library and
+# Builds (once) oneDNN 3.7 from Debian's source package as a CPU-only, static library and
 # prints its install prefix on stdout (last line). Quiver links it into libquiver.so, so the library,
 # the wheel and the jar need no oneDNN on the target machine.
 #
 # Why this build: Debian 12 ships oneDNN 2.6, which reads no cache sizes on AMD CPUs; no registry has a
 # oneDNN 3 static library; trixie's source package (3.7.2 plus Debian's cherry-pick of the 3.7.3
 # fixes) builds here with the system compiler. Inference workload only, no graph API, no RNN/SDPA:
-# what the runtime calls, built in about a quarter of the full library's time.
+# what the runtime calls, built in about a quarter of the full library's time. Threading is the
+# threadpool runtime: oneDNN runs its parallel loops on Quiver's own compute threads
+# (engine/backends/cpu/compute_pool.h), which spin between kernels and share the process's budget;
+# OpenMP's per-caller teams slept and woke twice per kernel.
 #
 # Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script changes.
 set -euo pipefail
@@ -35,13 +38,13 @@ generate() {  # OUT
   patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$work/debian/patches/upstream-3.7.3.patch"
   cmake -S "$work/oneDNN-3.7.2" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
-    -DDNNL_LIBRARY_TYPE=STATIC -DDNNL_CPU_RUNTIME=OMP -DDNNL_GPU_RUNTIME=NONE \
+    -DDNNL_LIBRARY_TYPE=STATIC -DDNNL_CPU_RUNTIME=THREADPOOL -DDNNL_GPU_RUNTIME=NONE \
     -DDNNL_ENABLE_WORKLOAD=INFERENCE -DDNNL_ENABLE_PRIMITIVE="$PRIMITIVES" -DONEDNN_BUILD_GRAPH=OFF \
     -DDNNL_ENABLE_JIT_PROFILING=OFF -DDNNL_ENABLE_ITT_TASKS=OFF \
     -DDNNL_BUILD_TESTS=OFF -DDNNL_BUILD_EXAMPLES=OFF -DDNNL_BUILD_DOC=OFF
   cmake --build "$work/build" -j"$(nproc)"
   cmake --install "$work/build"
-  printf '{"onednn": "3.7.2+3.7.3-fixes", "library": "static", "runtime": "OMP", "primitives": "%s"}\n' \
+  printf '{"onednn": "3.7.2+3.7.3-fixes", "library": "static", "runtime": "THREADPOOL", "primitives": "%s"}\n' \
     "$PRIMITIVES" >"$out/manifest.json"
   rm -rf "$work"
 }

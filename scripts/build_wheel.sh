@@ -2,8 +2,8 @@
 # Builds the Python distributions into dist/ (or $QUIVER_DIST_DIR) and prints the wheel's path:
 #   - a wheel that installs on any x86-64 Linux with this glibc or newer: `pip wheel .` (the package,
 #     the SWIG extension and libquiver.so.1 with oneDNN linked in), then `auditwheel repair`, which
-#     grafts what the libraries need beyond the manylinux allowlist (libgomp) into quiver.libs/ and
-#     tags the wheel with the highest manylinux policy this build host satisfies;
+#     checks that the libraries need nothing beyond the manylinux allowlist (it would graft anything
+#     else into quiver.libs/) and tags the wheel with the highest manylinux policy this host satisfies;
 #   - the sdist, from which `pip install` builds the same (it builds oneDNN too, through
 #     scripts/build_onednn.sh, when none is cached).
 # Logs, `auditwheel show` among them, go to stderr.

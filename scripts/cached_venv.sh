@@ -1,5 +1,5 @@
 # Sourced by the venv scripts (scripts/setup_python_venv.sh, setup_gluoncv_venv.sh, setup_cuda_toolkit.sh,
-# bench/setup_ort_venv.sh); sourcing it also clears the caller's Python and pip settings that would
+# bench/setup_baselines_venv.sh); sourcing it also clears the caller's Python and pip settings that would
 # leak into an install.
 #
 #   cached_venv DIR STAMP CREATE...

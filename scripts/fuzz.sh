@@ -16,13 +16,8 @@ targets=("$@")
 
 bash scripts/install_deps.sh >&2
 build_dir="${QUIVER_FUZZ_BUILD_DIR:-build-fuzz}"
-# oneDNN (scripts/build_onednn.sh) runs on GCC's OpenMP (libgomp); clang is pointed at it too (with its own omp.h,
-# from libomp-14-dev), so that one OpenMP runtime serves the whole process.
-omp=(-DOpenMP_C_FLAGS=-fopenmp=libgomp -DOpenMP_C_LIB_NAMES=gomp
-     -DOpenMP_CXX_FLAGS=-fopenmp=libgomp -DOpenMP_CXX_LIB_NAMES=gomp
-     -DOpenMP_gomp_LIBRARY="$(gcc -print-file-name=libgomp.so)")
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${omp[@]}" -DQUIVER_BUILD_FUZZERS=ON >&2
+  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 -DQUIVER_BUILD_FUZZERS=ON >&2
 cmake --build "$build_dir" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}") >&2
 
 cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/fuzz"

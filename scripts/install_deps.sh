@@ -9,7 +9,6 @@ packages=(
   curl xz-utils patch                               # oneDNN 3.7 from source (scripts/build_onednn.sh)
   nlohmann-json3-dev catch2                         # JSON parsing, unit tests
   clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
-  libomp-14-dev                                     # omp.h that clang reads (the fuzz build links libgomp)
   "$@"
 )
 

@@ -18,8 +18,8 @@ export QUIVER_REQUIRE_FIXTURES=1
 # allocator_may_return_null: tests ask for absurd sizes on purpose and expect QV_ERR_OUT_OF_MEMORY.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-# libgomp is not built with TSan, so its internal synchronisation looks racy: those frames are
-# suppressed; everything in Quiver's own code is checked.
+# oneDNN is not built with TSan: its frames are suppressed (scripts/tsan.supp); everything in
+# Quiver's own code, the compute pool that runs oneDNN's loops included, is checked.
 export TSAN_OPTIONS="allocator_may_return_null=1:halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 cd "$build_dir"
 ctest --output-on-failure -j1 --timeout 1200

@@ -33,9 +33,6 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void Execute(const ExecArgs& args) const = 0;
-  // Builds ahead what Execute with `threads` needs (at plan compile time, for the threads the kernel
-  // gets when its invocation runs alone), so the first run does not.
-  virtual void Prepare(int /*threads*/) const {}
 };
 
 // Parameters packed into a backend's layouts, shared by every plan of one cached op.
@@ -77,7 +74,7 @@ struct KernelBuild {
 class Execution {
  public:
   virtual ~Execution() = default;
-  // Runs one step (`node` names it in errors) with the compute `parallelism` (from PrepareStep) is
+  // Runs one step (`node` names it in errors) with the compute `parallelism` (from StepParallelism) is
   // worth. Throws Error on failure.
   virtual void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) = 0;
   // Returns once every step run so far has completed (the CPU runs them synchronously: at once).
@@ -106,9 +103,8 @@ class Backend {
   virtual LayoutPtr PlainLayout(const TensorType& type) const = 0;
   // A kernel converting a tensor between two of this backend's layouts (same logical shape).
   virtual std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const = 0;
-  // How much compute a step doing `flops` arithmetic and moving `bytes` is worth (its `parallelism`),
-  // after preparing `kernel` for what it gets when it runs alone.
-  virtual int PrepareStep(const Kernel& kernel, double flops, double bytes) const = 0;
+  // How much compute a step doing `flops` arithmetic and moving `bytes` is worth (its `parallelism`).
+  virtual int StepParallelism(double flops, double bytes) const = 0;
 
   virtual std::unique_ptr<Execution> StartExecution(const Device& device) const = 0;
 };

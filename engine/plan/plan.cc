@@ -96,7 +96,7 @@ class Plan::Builder {
       values_[v].producer = step;
       bytes += static_cast<double>(BytesOf(v));
     }
-    const int parallelism = backend_.PrepareStep(*kernel, flops, bytes);
+    const int parallelism = backend_.StepParallelism(flops, bytes);
     steps_.push_back({kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node, parallelism});
     plan_->kernels_.push_back(std::move(kernel));
     return step;

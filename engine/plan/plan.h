@@ -45,7 +45,7 @@ class Plan {
     int accumulate_input = -1;  // copy inputs[k] into outputs[0] before running (not aliased)
     size_t accumulate_bytes = 0;
     std::string node;
-    int parallelism = 1;  // the compute the step is worth (Backend::PrepareStep)
+    int parallelism = 1;  // the compute the step is worth (Backend::StepParallelism)
   };
   class Builder;
 

@@ -15,9 +15,10 @@ namespace qv {
 // CPUs usable by this process: min(affinity mask, cgroup quota), at least 1.
 int DetectUsableCpus();
 
-// How many threads a kernel doing `flops` arithmetic and moving `bytes` is worth: one per ~100 us of
-// its estimated single-thread time. Waking another OpenMP thread costs tens of microseconds, so a
-// small kernel (most of a small MobileNet's) runs faster on the thread that is already awake.
+// How many threads a kernel doing `flops` arithmetic and moving `bytes` is worth: one per ~5 us of its
+// estimated single-thread time. The compute pool's helpers are still awake between the kernels of a
+// plan (compute_pool.h), so a helper joins a loop within a microsecond or two: only the tiniest
+// kernels stay on one thread.
 int ThreadsWorthUsing(double flops, double bytes);
 
 class CpuBudget {

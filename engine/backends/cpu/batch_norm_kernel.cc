@@ -33,11 +33,8 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
                dnnl::normalization_flags::use_shift;
   if (!p.post_ops.empty()) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
   const float eps = static_cast<float>(p.eps);
-  auto make = [=] {
-    return dnnl::primitive_desc_base(dnnl::batch_normalization_forward::primitive_desc(
-        CpuEngine(), dnnl::prop_kind::forward_inference, data, data, eps, flags, BaseAttr()));
-  };
-  auto base = make();
+  const dnnl::batch_normalization_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, data,
+                                                               data, eps, flags, BaseAttr());
 
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
@@ -51,7 +48,7 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   build.runtime_inputs = {0};
   build.input_descs = {data};
   build.output_descs = {data};
-  build.kernel = std::make_unique<DnnlKernel>(base, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

@@ -5,6 +5,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/detection.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -18,8 +19,7 @@ class BoxDecodeKernel : public Kernel {
     const float* anchors = static_cast<const float*>(args.inputs[1]);
     float* out = static_cast<float*>(args.outputs[0]);
     const int64_t n = batch_ * boxes_;
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
+    ParallelFor(args.threads, n, [&](int64_t i) {
       const float* a = anchors + (i % boxes_) * 4;
       float ax = a[0], ay = a[1], aw = a[2], ah = a[3];
       if (p_.anchor_format == BoxFormat::kCorner) {
@@ -41,7 +41,7 @@ class BoxDecodeKernel : public Kernel {
       o[1] = cy - hh;
       o[2] = cx + hw;
       o[3] = cy + hh;
-    }
+    });
   }
 
  private:

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/detection.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -42,8 +43,10 @@ class BoxNmsKernel : public Kernel {
       return;
     }
     std::fill(out, out + rows * width_, -1.f);
-#pragma omp parallel for num_threads(args.threads) schedule(dynamic)
-    for (int64_t b = 0; b < batch_; ++b) RunBatch(x + b * boxes_ * width_, out + b * boxes_ * width_, topk);
+    // One task per image: they differ in cost, and helpers take the next one as they come free.
+    ComputePool::Get().Run(args.threads, static_cast<int>(batch_), [&](int b, int) {
+      RunBatch(x + b * boxes_ * width_, out + b * boxes_ * width_, topk);
+    });
   }
 
  private:

@@ -21,10 +21,9 @@ KernelBuild BuildConcat(const KernelRequest& req) {
   const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(CpuEngine(), dim, srcs, BaseAttr());
   const Desc dst = base.dst_desc(0);
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  auto make = [=] { return dnnl::primitive_desc_base(dnnl::concat::primitive_desc(CpuEngine(), dst, dim, srcs, BaseAttr())); };
   build.input_descs = srcs;
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(base, make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(base, std::move(args));
   return build;
 }
 

@@ -47,15 +47,11 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   const memory::dims strides(p.stride.begin(), p.stride.end());
   const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
   const memory::dims pad(p.pad.begin(), p.pad.end());
-  const auto attr = ConvAttr(p);
 
-  auto make = [=](const Desc& src, const Desc& wei, const Desc& dst) {
-    return dnnl::convolution_forward::primitive_desc(CpuEngine(), dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, src, wei, bias_desc, dst,
-                                                     strides, dilates, pad, pad, attr);
-  };
-  const auto base = make(src_any, wei_any, dst_any);
-  const Desc src = base.src_desc(), wei = base.weights_desc(), dst = base.dst_desc();
+  const dnnl::convolution_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference,
+                                                       dnnl::algorithm::convolution_direct, src_any, wei_any,
+                                                       bias_desc, dst_any, strides, dilates, pad, pad, ConvAttr(p));
+  const Desc src = pd.src_desc(), wei = pd.weights_desc(), dst = pd.dst_desc();
 
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
@@ -74,8 +70,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   }
   build.output_descs = {dst};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, w);
-  build.kernel = std::make_unique<DnnlKernel>(
-      base, [=] { return dnnl::primitive_desc_base(make(src, wei, dst)); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

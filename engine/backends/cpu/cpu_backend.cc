@@ -1,7 +1,5 @@
 // The CPU behind the Backend interface: oneDNN and plain C++ kernels, run synchronously on the
 // calling thread with a lease on the process's compute-thread budget.
-#include <omp.h>
-
 #include <mutex>
 
 #include "backends/backend.h"
@@ -29,8 +27,8 @@ class CpuFusionRules : public FusionRules {
   }
 };
 
-// Kernels are made for the whole budget; OpenMP's setting belongs to the calling thread, so it is put
-// back afterwards.
+// Kernels are made for the whole budget; the setting belongs to the calling thread, so it is put back
+// afterwards.
 class WholeBudgetThreads {
  public:
   WholeBudgetThreads() { SetComputeThreads(CpuBudget::Get().threads()); }
@@ -39,7 +37,7 @@ class WholeBudgetThreads {
   WholeBudgetThreads& operator=(const WholeBudgetThreads&) = delete;
 
  private:
-  const int caller_ = omp_get_max_threads();
+  const int caller_ = ComputeThreads();
 };
 
 class CpuExecution : public Execution {
@@ -108,11 +106,7 @@ class CpuBackend : public Backend {
     return MakeReorderKernel(DescOf(*from), DescOf(*to));
   }
 
-  int PrepareStep(const Kernel& kernel, double flops, double bytes) const override {
-    const int max_threads = ThreadsWorthUsing(flops, bytes);
-    kernel.Prepare(CpuBudget::Get().LeaseSize(max_threads));
-    return max_threads;
-  }
+  int StepParallelism(double flops, double bytes) const override { return ThreadsWorthUsing(flops, bytes); }
 
   std::unique_ptr<Execution> StartExecution(const Device&) const override {
     return std::make_unique<CpuExecution>();

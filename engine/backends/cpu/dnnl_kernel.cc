@@ -1,12 +1,13 @@
 #include "backends/cpu/dnnl_kernel.h"
 
-#include <omp.h>
+#include <oneapi/dnnl/dnnl_threadpool.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <new>
 
 #include "common/error.h"
+#include "scheduler/compute_pool.h"
 #include "tensor/memory_stats.h"
 
 namespace qv::cpu {
@@ -38,13 +39,32 @@ class ThreadScratchpad {
   size_t size_ = 0;
 };
 
-thread_local ThreadScratchpad t_scratchpad;
-thread_local dnnl::stream* t_stream = nullptr;
+// oneDNN's parallel loops, run on the compute pool as wide as this thread's current kernel may go.
+class PoolThreads : public dnnl::threadpool_interop::threadpool_iface {
+ public:
+  int get_num_threads() const override { return threads; }
+  bool get_in_parallel() const override { return ComputePool::InParallel(); }
+  void parallel_for(int n, const std::function<void(int, int)>& task) override {
+    ComputePool::Get().Run(threads, n, task);
+  }
+  uint64_t get_flags() const override { return 0; }  // synchronous: parallel_for returns when done
 
-dnnl::stream& ThreadStream() {
-  // Deliberately never destroyed: worker threads live until the process exits.
-  if (!t_stream) t_stream = new dnnl::stream(CpuEngine());
-  return *t_stream;
+  int threads = 1;
+};
+
+thread_local ThreadScratchpad t_scratchpad;
+
+// This thread's stream, its loops `threads` wide. Deliberately never destroyed: worker threads live
+// until the process exits.
+dnnl::stream& ThreadStream(int threads) {
+  thread_local PoolThreads* pool = nullptr;
+  thread_local dnnl::stream* stream = nullptr;
+  if (!stream) {
+    pool = new PoolThreads;
+    stream = new dnnl::stream(dnnl::threadpool_interop::make_stream(CpuEngine(), pool));
+  }
+  pool->threads = threads;
+  return *stream;
 }
 
 }  // namespace
@@ -77,7 +97,13 @@ dnnl::primitive_attr BaseAttr() {
   return attr;
 }
 
-void SetComputeThreads(int threads) { omp_set_num_threads(threads); }
+void SetComputeThreads(int threads) { dnnl_threadpool_interop_set_max_concurrency(threads); }
+
+int ComputeThreads() {
+  int threads = 1;
+  dnnl_threadpool_interop_get_max_concurrency(&threads);
+  return threads;
+}
 
 std::shared_ptr<void> AllocateConstant(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64;
@@ -94,34 +120,16 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
   auto out = AllocateConstant(to.get_size());
   dnnl::memory src(from, CpuEngine(), const_cast<void*>(data));
   dnnl::memory dst(to, CpuEngine(), out.get());
-  dnnl::stream stream(CpuEngine());
+  dnnl::stream& stream = ThreadStream(1);
   dnnl::reorder(src, dst).execute(stream, src, dst);
   stream.wait();
   return out;
 }
 
-DnnlKernel::DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args)
-    : make_(std::move(make)), args_(std::move(args)), base_threads_(omp_get_max_threads()), base_(std::move(base)) {}
-
-const DnnlKernel::Variant& DnnlKernel::VariantFor(int threads) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = variants_.find(threads);
-  if (it != variants_.end()) return it->second;
-  SetComputeThreads(threads);
-  const dnnl::primitive_desc_base pd = threads == base_threads_ ? base_ : make_();
-  return variants_[threads] = Variant{dnnl::primitive(pd.get()), pd.scratchpad_desc()};
-}
-
-void DnnlKernel::Prepare(int threads) const {
-  // The next kernels of the plan are chosen under the compile thread's count: leave it as it was.
-  const int before = omp_get_max_threads();
-  VariantFor(threads);
-  SetComputeThreads(before);
-}
+DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args)
+    : args_(std::move(args)), primitive_(pd.get()), scratchpad_(pd.scratchpad_desc()) {}
 
 void DnnlKernel::Execute(const ExecArgs& exec) const {
-  const Variant& variant = VariantFor(exec.threads);
-  SetComputeThreads(exec.threads);
   std::unordered_map<int, dnnl::memory> args;
   args.reserve(args_.size() + 1);
   for (const auto& [id, source] : args_) {
@@ -133,11 +141,11 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
     }
     args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
   }
-  const size_t scratchpad_bytes = variant.scratchpad.get_size();
+  const size_t scratchpad_bytes = scratchpad_.get_size();
   if (scratchpad_bytes > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(variant.scratchpad, CpuEngine(), t_scratchpad.Get(scratchpad_bytes)));
-  dnnl::stream& stream = ThreadStream();
-  variant.primitive.execute(stream, args);
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, CpuEngine(), t_scratchpad.Get(scratchpad_bytes)));
+  dnnl::stream& stream = ThreadStream(exec.threads);
+  primitive_.execute(stream, args);
   stream.wait();
 }
 

@@ -1,14 +1,8 @@
-// Kernels made of one oneDNN primitive.
-//
-// oneDNN (OpenMP build) fixes a primitive's thread count when the primitive is created, so a kernel
-// keeps one primitive per thread count it has been leased, made on first use with the layouts of the
-// first one; all of them run with a caller-provided (per-thread) scratchpad, which makes concurrent
-// execution of one kernel safe.
+// Kernels made of one oneDNN primitive, run with a caller-provided (per-thread) scratchpad, which makes
+// concurrent execution of one kernel safe, and on the compute pool (scheduler/compute_pool.h) as wide
+// as the run's lease on the CPU budget.
 #pragma once
 
-#include <functional>
-#include <map>
-#include <mutex>
 #include <unordered_map>
 
 #include "backends/cpu/kernel.h"
@@ -36,29 +30,17 @@ struct ArgSource {
 
 class DnnlKernel : public Kernel {
  public:
-  // `base` was made under the calling thread's current OpenMP thread count (plans are compiled with
-  // the whole budget). `make` re-creates it with the concrete layouts `base` chose; it is called with
-  // OpenMP set to the thread count of the variant being made. Primitives (oneDNN's compiled code) are
-  // made only for the thread counts the kernel runs with.
-  using MakePd = std::function<dnnl::primitive_desc_base()>;
-
-  DnnlKernel(dnnl::primitive_desc_base base, MakePd make, std::unordered_map<int, ArgSource> args);
+  // `pd` was made for the whole compute budget (plans are compiled with it set, SetComputeThreads):
+  // oneDNN splits the work into that many tasks. A run with a smaller lease runs the same tasks on
+  // fewer threads; the threadpool runtime's kernels never wait for each other inside a loop, so that is
+  // always safe, and one primitive serves every lease.
+  DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args);
   void Execute(const ExecArgs& args) const override;
-  void Prepare(int threads) const override;
 
  private:
-  struct Variant {
-    dnnl::primitive primitive;
-    Desc scratchpad;
-  };
-  const Variant& VariantFor(int threads) const;
-
-  MakePd make_;
   std::unordered_map<int, ArgSource> args_;
-  const int base_threads_;                 // the thread count `base_` was made for
-  const dnnl::primitive_desc_base base_;  // that count's variant is made from it
-  mutable std::mutex mu_;
-  mutable std::map<int, Variant> variants_;
+  const dnnl::primitive primitive_;
+  const Desc scratchpad_;
 };
 
 // Copies constant data from `from` (plain) into a new buffer in layout `to` (reorders if they differ).
@@ -66,8 +48,10 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
 // A buffer of `bytes`, aligned for oneDNN, counted in the memory statistics.
 std::shared_ptr<void> AllocateConstant(size_t bytes);
 
-// Sets OpenMP's thread count for this thread's next parallel regions.
+// Sets the thread count the kernels this thread makes next are made for (oneDNN blocks its work for it).
 void SetComputeThreads(int threads);
+// That count.
+int ComputeThreads();
 
 }  // namespace qv::cpu
 

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/elemwise_binary.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -33,8 +34,7 @@ class BroadcastKernel : public Kernel {
     float* y = static_cast<float*>(args.outputs[0]);
     const int64_t n = ElementCount(out_);
     const int ndim = static_cast<int>(out_.size());
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
+    ParallelFor(args.threads, n, [&](int64_t i) {
       int64_t rest = i, ia = 0, ib = 0;
       for (int d = ndim - 1; d >= 0; --d) {
         const int64_t coord = rest % out_[d];
@@ -43,7 +43,7 @@ class BroadcastKernel : public Kernel {
         ib += coord * b_strides_[d];
       }
       y[i] = f(a[ia], b[ib]);
-    }
+    });
   }
 
   std::vector<int64_t> StridesFor(const Shape& s) const {
@@ -89,17 +89,14 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   }
   const Desc layout = req.inputs[0].desc;
   const dnnl::algorithm algorithm = BinaryAlgorithm(op);
-  auto make = [=] {
-    return dnnl::primitive_desc_base(
-        dnnl::binary::primitive_desc(CpuEngine(), algorithm, layout, layout, layout, BaseAttr()));
-  };
+  const dnnl::binary::primitive_desc pd(CpuEngine(), algorithm, layout, layout, layout, BaseAttr());
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};
   args[DNNL_ARG_SRC_1] = {ArgSource::kInput, 1, nullptr, layout};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
   build.input_descs = {layout, layout};
   build.output_descs = {layout};
-  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

@@ -4,10 +4,8 @@ namespace qv::cpu {
 
 KernelBuild BuildEltwise(const KernelRequest& req, dnnl::algorithm algorithm, float alpha, float beta) {
   const Desc data = req.inputs[0].desc;
-  auto make = [=] {
-    return dnnl::primitive_desc_base(dnnl::eltwise_forward::primitive_desc(
-        CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, data, data, alpha, beta, BaseAttr()));
-  };
+  const dnnl::eltwise_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, data,
+                                                   data, alpha, beta, BaseAttr());
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
@@ -15,7 +13,7 @@ KernelBuild BuildEltwise(const KernelRequest& req, dnnl::algorithm algorithm, fl
   build.runtime_inputs = {0};
   build.input_descs = {data};
   build.output_descs = {data};
-  build.kernel = std::make_unique<DnnlKernel>(make(), make, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "backends/cpu/dnnl_kernel.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 
@@ -20,8 +21,7 @@ class ElementwiseLoopKernel : public Kernel {
   void Execute(const ExecArgs& args) const override {
     const float* x = static_cast<const float*>(args.inputs[0]);
     float* y = static_cast<float*>(args.outputs[0]);
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n_; ++i) y[i] = f_(x[i]);
+    ParallelFor(args.threads, n_, [&](int64_t i) { y[i] = f_(x[i]); });
   }
 
  private:

@@ -33,12 +33,9 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   }
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
   const Desc dst({rows, p.num_hidden}, f32, memory::format_tag::ab);
-  auto make_with = [=](const Desc& wei) {
-    return dnnl::primitive_desc_base(dnnl::inner_product_forward::primitive_desc(
-        CpuEngine(), dnnl::prop_kind::forward_inference, src, wei, bias, dst, BaseAttr()));
-  };
-  const dnnl::primitive_desc_base base = make_with(wei_any);
-  const Desc wei = base.weights_desc(0);
+  const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
+                                                         wei_any, bias, dst, BaseAttr());
+  const Desc wei = pd.weights_desc();
 
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
@@ -51,7 +48,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   build.input_descs = {input_desc};
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
-  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make_with(wei); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

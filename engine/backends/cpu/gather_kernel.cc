@@ -5,6 +5,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/shape_ops.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -20,8 +21,7 @@ class GatherKernel : public Kernel {
     // Rows along the last output axis; each row starts at a computed offset.
     const int ndim = static_cast<int>(out_.size());
     const int64_t row = out_.back(), rows = ElementCount(out_) / row, inner = strides_.back();
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
+    ParallelFor(args.threads, rows, [&](int64_t r) {
       int64_t rest = r, at = 0;
       for (int d = ndim - 2; d >= 0; --d) {
         at += (rest % out_[d]) * strides_[d];
@@ -29,7 +29,7 @@ class GatherKernel : public Kernel {
       }
       float* dst = y + r * row;
       for (int64_t i = 0; i < row; ++i) dst[i] = x[at + i * inner];
-    }
+    });
   }
 
  private:

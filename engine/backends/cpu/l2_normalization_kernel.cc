@@ -4,6 +4,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/l2_normalization.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -16,8 +17,7 @@ class L2NormKernel : public Kernel {
     const float* x = static_cast<const float*>(args.inputs[0]);
     float* y = static_cast<float*>(args.outputs[0]);
     const int64_t lanes = g_.outer * g_.inner;
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t lane = 0; lane < lanes; ++lane) {
+    ParallelFor(args.threads, lanes, [&](int64_t lane) {
       const int64_t base = (lane / g_.inner) * g_.axis * g_.inner + lane % g_.inner;
       double sum = 0.0;
       for (int64_t a = 0; a < g_.axis; ++a) {
@@ -26,7 +26,7 @@ class L2NormKernel : public Kernel {
       }
       const float inv = static_cast<float>(1.0 / std::sqrt(sum + g_.eps));
       for (int64_t a = 0; a < g_.axis; ++a) y[base + a * g_.inner] = x[base + a * g_.inner] * inv;
-    }
+    });
   }
 
  private:

@@ -3,6 +3,7 @@
 
 #include "backends/cpu/eltwise.h"
 #include "ops/leaky_relu.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -17,13 +18,12 @@ class PReluKernel : public Kernel {
     const float* gamma = static_cast<const float*>(args.inputs[1]);
     float* y = static_cast<float*>(args.outputs[0]);
     const int64_t planes = outer_ * channels_;
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t plane = 0; plane < planes; ++plane) {
+    ParallelFor(args.threads, planes, [&](int64_t plane) {
       const float g = gamma[shared_ ? 0 : plane % channels_];
       const float* src = x + plane * inner_;
       float* dst = y + plane * inner_;
       for (int64_t i = 0; i < inner_; ++i) dst[i] = src[i] > 0.f ? src[i] : g * src[i];
-    }
+    });
   }
 
  private:

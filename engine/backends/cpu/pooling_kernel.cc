@@ -8,6 +8,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/pooling.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -20,13 +21,12 @@ class PoolingLoopKernel : public Kernel {
     const float* x = static_cast<const float*>(args.inputs[0]);
     float* y = static_cast<float*>(args.outputs[0]);
     const int64_t planes = in_[0] * in_[1], h = in_[2], w = in_[3], oh = out_[2], ow = out_[3];
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t plane = 0; plane < planes; ++plane) {
+    ParallelFor(args.threads, planes, [&](int64_t plane) {
       const float* src = x + plane * h * w;
       float* dst = y + plane * oh * ow;
       for (int64_t i = 0; i < oh; ++i)
         for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = Window(src, i, j);
-    }
+    });
   }
 
  private:
@@ -80,20 +80,17 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
   const dnnl::memory::dims dilation = {0, 0};  // oneDNN counts dilation from 0
-  auto make_with = [=](const Desc& dst) {
-    return dnnl::primitive_desc_base(dnnl::pooling_forward::primitive_desc(CpuEngine(),
-                                                                           dnnl::prop_kind::forward_inference,
-                                                                           algorithm, src, dst, strides, kernel,
-                                                                           dilation, pad_l, pad_r, BaseAttr()));
-  };
-  auto base = make_with(Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any));
-  const Desc dst = base.dst_desc();
+  const dnnl::pooling_forward::primitive_desc pd(
+      CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, src,
+      Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any), strides, kernel, dilation,
+      pad_l, pad_r, BaseAttr());
+  const Desc dst = pd.dst_desc();
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   build.input_descs = {src};
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(base, [=] { return make_with(dst); }, std::move(args));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }
 

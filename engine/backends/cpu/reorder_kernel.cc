@@ -3,13 +3,11 @@
 namespace qv::cpu {
 
 std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to) {
-  auto make = [=] {
-    return dnnl::primitive_desc_base(dnnl::reorder::primitive_desc(CpuEngine(), from, CpuEngine(), to, BaseAttr()));
-  };
+  const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to, BaseAttr());
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_FROM] = {ArgSource::kInput, 0, nullptr, from};
   args[DNNL_ARG_TO] = {ArgSource::kOutput, 0, nullptr, to};
-  return std::make_unique<DnnlKernel>(make(), make, std::move(args));
+  return std::make_unique<DnnlKernel>(pd, std::move(args));
 }
 
 namespace {

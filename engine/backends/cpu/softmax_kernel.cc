@@ -6,6 +6,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "ops/softmax.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -19,8 +20,7 @@ class SoftmaxKernel : public Kernel {
     float* y = static_cast<float*>(args.outputs[0]);
     const int64_t lanes = g_.outer * g_.inner;
     const float inv_t = static_cast<float>(1.0 / g_.temperature);
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t lane = 0; lane < lanes; ++lane) {
+    ParallelFor(args.threads, lanes, [&](int64_t lane) {
       const int64_t o = lane / g_.inner, i = lane % g_.inner;
       const float* src = x + o * g_.axis * g_.inner + i;
       float* dst = y + o * g_.axis * g_.inner + i;
@@ -34,7 +34,7 @@ class SoftmaxKernel : public Kernel {
       }
       const float inv_sum = static_cast<float>(1.0 / sum);
       for (int64_t a = 0; a < g_.axis; ++a) dst[a * g_.inner] *= inv_sum;
-    }
+    });
   }
 
  private:

@@ -1,5 +1,6 @@
 // where as a loop over row-major data.
 #include "backends/cpu/dnnl_kernel.h"
+#include "scheduler/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
@@ -13,8 +14,7 @@ class WhereKernel : public Kernel {
     const float* x = static_cast<const float*>(args.inputs[1]);
     const float* y = static_cast<const float*>(args.inputs[2]);
     float* out = static_cast<float*>(args.outputs[0]);
-#pragma omp parallel for num_threads(args.threads) schedule(static)
-    for (int64_t i = 0; i < n_; ++i) out[i] = cond[i / row_] != 0.f ? x[i] : y[i];
+    ParallelFor(args.threads, n_, [&](int64_t i) { out[i] = cond[i / row_] != 0.f ? x[i] : y[i]; });
   }
 
  private:

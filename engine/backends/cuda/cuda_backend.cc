@@ -27,7 +27,7 @@ class CudaBackend : public Backend {
   KernelBuild BuildKernel(const KernelRequest&) const override { Unreachable(); }
   LayoutPtr PlainLayout(const TensorType&) const override { Unreachable(); }
   std::unique_ptr<Kernel> MakeConversion(const LayoutPtr&, const LayoutPtr&) const override { Unreachable(); }
-  int PrepareStep(const Kernel&, double, double) const override { Unreachable(); }
+  int StepParallelism(double, double) const override { Unreachable(); }
   std::unique_ptr<Execution> StartExecution(const Device&) const override { Unreachable(); }
 
  private:

@@ -1,6 +1,6 @@
 #include "cachedop/cached_op.h"
 
-#include <omp.h>
+#include <oneapi/dnnl/dnnl_threadpool.h>
 
 #include <catch2/catch.hpp>
 
@@ -23,13 +23,15 @@ const char* kConvRelu = R"json({
 
 }  // namespace
 
-TEST_CASE("compiling a plan leaves the caller's OpenMP thread count alone", "[cachedop]") {
+TEST_CASE("compiling a plan leaves the caller's oneDNN thread count alone", "[cachedop]") {
   NDArrayPtr w = NDArray::Create({8, 3, 3, 3}, DType::kFloat32);
   auto op = CachedOp::Create(ParseSymbolJson(kConvRelu), {{"w", w}}, CachedOpOptions::Parse({}, true));
-  omp_set_num_threads(3);
+  dnnl_threadpool_interop_set_max_concurrency(3);
   std::vector<NDArrayPtr> outputs;
   op->Invoke({NDArray::Create({1, 3, 10, 10}, DType::kFloat32)}, &outputs);
-  REQUIRE(omp_get_max_threads() == 3);
+  int threads = 0;
+  dnnl_threadpool_interop_get_max_concurrency(&threads);
+  REQUIRE(threads == 3);
   REQUIRE(Engine::Get().WaitToRead(outputs[0]->var()).ok());
   REQUIRE(outputs[0]->shape() == Shape{1, 8, 8, 8});
 }

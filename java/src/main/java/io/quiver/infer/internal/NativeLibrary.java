@@ -8,25 +8,23 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * Loads Quiver's native libraries from this jar, without LD_LIBRARY_PATH or anything installed: the
- * OpenMP runtime libgomp.so.1, libquiver.so.1 (oneDNN is linked into it) and the JNI library
- * libquiver_jni.so.
+ * Loads Quiver's native libraries from this jar, without LD_LIBRARY_PATH or anything installed:
+ * libquiver.so.1 (oneDNN is linked into it) and the JNI library libquiver_jni.so.
  *
  * <p>They are copied to a fresh temporary directory and loaded from there (a library inside a jar cannot
  * be mapped directly); the files are deleted once loaded. A fresh copy per load also lets a second class
  * loader (say, two Spark applications in one JVM) load its own: the JVM refuses one file to two loaders.
  *
  * <p>The system property {@value #PATH_PROPERTY} names a directory to load the same files from instead
- * (say, a build for another CPU, or the machine's own libgomp.so.1): each one found there is taken from
+ * (say, a build for another CPU): each one found there is taken from
  * there, the rest from the jar. Called once, from the JNI class's static initializer.
  */
 final class NativeLibrary {
   /** A directory whose native libraries take the place of the jar's. */
   static final String PATH_PROPERTY = "quiver.native.path";
   private static final String PLATFORM = "linux-x86_64";
-  // Dependency order: each needs the ones before it. Loading libgomp.so.1 first satisfies
-  // libquiver.so.1's dependency on it by its soname; the JNI library finds libquiver.so.1 the same way.
-  private static final String[] LIBRARIES = {"libgomp.so.1", "libquiver.so.1", "libquiver_jni.so"};
+  // Dependency order: the JNI library finds the already loaded libquiver.so.1 by its soname.
+  private static final String[] LIBRARIES = {"libquiver.so.1", "libquiver_jni.so"};
 
   private NativeLibrary() {}
 

@@ -1,0 +1,128 @@
+"""The driver of bench/compare_runtimes.sh (see there): runs every engine on every model, round after
+round, as separate processes, and prints medians side by side."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENGINES = ["quiver", "quiver-python", "mxnet", "onnxruntime", "openvino-f32", "openvino-default"]
+ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
+
+
+def commands(engine, args, model, clients, threads, iters, check):
+    """The command line of one run, and its extra environment."""
+    prefix = os.path.join(args.models_dir, model)
+    common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
+    if engine == "quiver":
+        return [args.quiver_bench, "--prefix", prefix] + common, {"QUIVER_NUM_THREADS": str(threads)}
+    if engine == "quiver-python":
+        return ([args.quiver_python, os.path.join(HERE, "python_bench.py"), "--prefix", prefix] + common,
+                {"QUIVER_NUM_THREADS": str(threads)})
+    if engine == "mxnet":
+        return ([args.mxnet_python, os.path.join(HERE, "mxnet_bench.py"), "--prefix", prefix,
+                 "--threads", str(threads)] + common, {})
+    command = [args.baselines_python, os.path.join(HERE, "baseline_bench.py"), "--engine", engine, "--model",
+               prefix + ".onnx", "--threads", str(threads)] + common
+    if check:
+        command += ["--check", check]
+    return command, {}
+
+
+def run(command, extra_env, log):
+    env = dict(os.environ, **extra_env)
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    log.write(json.dumps(result) + "\n")
+    log.flush()
+    return result
+
+
+def quiver_error(args, model, case):
+    """Quiver's largest difference from MXNet's recorded output, through the Python API."""
+    script = ("import sys, numpy as np, quiver\n"
+              "x = np.load(sys.argv[2]); want = np.load(sys.argv[3])\n"
+              "with quiver.Predictor(sys.argv[1], input_descs=[quiver.DataDesc('data', x.shape)]) as p:\n"
+              "    print(float(np.abs(p.predict(x)[0] - want).max()))\n")
+    out = subprocess.run([args.quiver_python, "-c", script, os.path.join(args.models_dir, model),
+                          os.path.join(args.models_dir, case["input"]),
+                          os.path.join(args.models_dir, case["outputs"][0])],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    for flag in ("--models-dir", "--quiver-bench", "--quiver-python", "--mxnet-python", "--baselines-python"):
+        parser.add_argument(flag, required=True)
+    parser.add_argument("models", nargs="*")
+    args = parser.parse_args()
+    rounds = int(os.environ.get("ROUNDS", "5"))
+    threads = int(os.environ.get("THREADS", "2"))
+    client_counts = [int(c) for c in os.environ.get("CLIENTS", "1 2").split()]
+    engines = os.environ.get("ENGINES", " ".join(ENGINES)).split()
+    manifest = json.load(open(os.path.join(args.models_dir, "manifest.json")))
+    cases = {m["name"]: m["cases"][0] for m in manifest["models"]}
+    models = args.models or list(cases)
+    out_dir = os.environ.get("OUT_DIR") or tempfile.mkdtemp(prefix="compare_runtimes.")
+    os.makedirs(out_dir, exist_ok=True)
+    log = open(os.path.join(out_dir, "runs.jsonl"), "w")
+
+    # Each ONNX engine reads the recorded input as raw float32 for its --check.
+    errors = {}
+    checks = {}
+    for model in models:
+        case = cases[model]
+        raw_in, raw_out = (os.path.join(out_dir, f"{model}-{kind}.f32") for kind in ("in", "out"))
+        np.load(os.path.join(args.models_dir, case["input"])).astype(np.float32).tofile(raw_in)
+        np.load(os.path.join(args.models_dir, case["outputs"][0])).astype(np.float32).tofile(raw_out)
+        checks[model] = f"{raw_in},{raw_out}"
+        if "quiver" in engines or "quiver-python" in engines:
+            errors[("quiver", model)] = quiver_error(args, model, case)
+
+    results = {}  # (engine, model, clients) -> runs
+    for r in range(rounds):
+        for model in models:
+            for clients in client_counts:
+                for engine in engines:
+                    check = checks[model] if r == 0 and clients == client_counts[0] else ""
+                    command, env = commands(engine, args, model, clients, threads, ITERS.get(model, 50), check)
+                    result = run(command, env, log)
+                    results.setdefault((engine, model, clients), []).append(result)
+                    if "max_abs_diff_vs_mxnet" in result:
+                        errors[(engine, model)] = result["max_abs_diff_vs_mxnet"]
+                    if "precision" in result:
+                        errors[(engine + ":precision", model)] = result["precision"]
+        print(f"compare_runtimes: round {r + 1}/{rounds} done", file=sys.stderr)
+
+    def median(engine, model, clients, key):
+        runs = results.get((engine, model, clients))
+        return statistics.median(x[key] for x in runs) if runs else None
+
+    summary = {"threads": threads, "rounds": rounds, "out_dir": out_dir, "models": {}}
+    one, two = client_counts[0], client_counts[-1]
+    for model in models:
+        print(f"\n{model} (batch 1, {threads} threads, medians of {rounds} rounds)")
+        print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {f'img/s x{two}':>10s} {'max|d| vs MXNet':>16s}")
+        base = median("quiver", model, one, "p50_ms")
+        rows = {}
+        for engine in engines:
+            p50 = median(engine, model, one, "p50_ms")
+            tput = median(engine, model, two, "throughput_per_s")
+            error = errors.get((engine if not engine.startswith("quiver") else "quiver", model))
+            rows[engine] = {"p50_ms": p50, f"throughput_{two}_clients": tput, "max_abs_diff_vs_mxnet": error,
+                            "precision": errors.get((engine + ":precision", model))}
+            ratio = f"{p50 / base:9.2f}" if base and p50 else f"{'':9s}"
+            print(f"  {engine:18s} {p50:8.2f} {ratio} {tput or 0:10.1f} "
+                  f"{'' if error is None else f'{error:16.2e}'}")
+        summary["models"][model] = rows
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
