@@ -120,7 +120,11 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
   auto out = AllocateConstant(to.get_size());
   dnnl::memory src(from, CpuEngine(), const_cast<void*>(data));
   dnnl::memory dst(to, CpuEngine(), out.get());
-  dnnl::stream& stream = ThreadStream(1);
+  // Plans are compiled on the caller's thread, which may be short-lived: a stream of its own for the
+  // call, on the compute pool with the compile-time thread count (the whole budget).
+  PoolThreads pool;
+  pool.threads = ComputeThreads();
+  dnnl::stream stream = dnnl::threadpool_interop::make_stream(CpuEngine(), &pool);
   dnnl::reorder(src, dst).execute(stream, src, dst);
   stream.wait();
   return out;
