@@ -4,18 +4,12 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
+from bench_process import run_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def run(command, log):
-    out = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
-    log.write(out + "\n")
-    log.flush()
-    return json.loads(out)
 
 
 def main() -> None:
@@ -42,7 +36,7 @@ def main() -> None:
     results = {}  # (engine, clients) -> list of runs
     full_batches = []  # `instances` clients sending full batches back to back: what batching can reach at best
     for r in range(rounds):
-        full_batches.append(run([args.quiver_bench, "--prefix", args.prefix, "--batch", max_batch, "--clients",
+        full_batches.append(run_json([args.quiver_bench, "--prefix", args.prefix, "--batch", max_batch, "--clients",
                                  instances, "--iters", str(max(5, requests // int(max_batch))), "--warmup", "1"], log))
         for clients in client_counts:
             iters = str(max(4, requests // clients))
@@ -58,7 +52,7 @@ def main() -> None:
                 ort += ["--check", args.check]
             for engine, command in (("quiver", [args.quiver_bench] + common), ("quiver+batching", quiver_on),
                                     ("onnxruntime", ort)):
-                result = run(command, log)
+                result = run_json(command, log)
                 results.setdefault((engine, clients), []).append(result)
                 print(f"compare_batching: round {r + 1}/{rounds} {engine:16s} {clients:3d} clients: "
                       f"{result['throughput_per_s']:7.1f} img/s p50 {result['p50_ms']:8.1f} ms "

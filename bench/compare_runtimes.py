@@ -10,6 +10,8 @@ import tempfile
 
 import numpy as np
 
+from bench_process import run_json
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINES = ["quiver", "quiver-python", "mxnet", "onnxruntime", "openvino-f32", "openvino-default"]
 ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
@@ -32,15 +34,6 @@ def commands(engine, args, model, clients, threads, iters, check):
     if check:
         command += ["--check", check]
     return command, {}
-
-
-def run(command, extra_env, log):
-    env = dict(os.environ, **extra_env)
-    out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
-    result = json.loads(out.strip().splitlines()[-1])
-    log.write(json.dumps(result) + "\n")
-    log.flush()
-    return result
 
 
 def quiver_error(args, model, case):
@@ -74,7 +67,8 @@ def main() -> None:
     log = open(os.path.join(out_dir, "runs.jsonl"), "w")
 
     # Each ONNX engine reads the recorded input as raw float32 for its --check.
-    errors = {}
+    errors = {}  # (engine, model) -> max |difference| from MXNet's recorded output
+    precisions = {}  # (engine, model) -> the precision an engine reports it took
     checks = {}
     for model in models:
         case = cases[model]
@@ -82,8 +76,10 @@ def main() -> None:
         np.load(os.path.join(args.models_dir, case["input"])).astype(np.float32).tofile(raw_in)
         np.load(os.path.join(args.models_dir, case["outputs"][0])).astype(np.float32).tofile(raw_out)
         checks[model] = f"{raw_in},{raw_out}"
-        if "quiver" in engines or "quiver-python" in engines:
-            errors[("quiver", model)] = quiver_error(args, model, case)
+        quivers = [e for e in engines if e.startswith("quiver")]  # the C and the Python API: one result
+        if quivers:
+            error = quiver_error(args, model, case)
+            errors.update({(engine, model): error for engine in quivers})
 
     results = {}  # (engine, model, clients) -> runs
     for r in range(rounds):
@@ -92,12 +88,12 @@ def main() -> None:
                 for engine in engines:
                     check = checks[model] if r == 0 and clients == client_counts[0] else ""
                     command, env = commands(engine, args, model, clients, threads, ITERS.get(model, 50), check)
-                    result = run(command, env, log)
+                    result = run_json(command, log, env)
                     results.setdefault((engine, model, clients), []).append(result)
                     if "max_abs_diff_vs_mxnet" in result:
                         errors[(engine, model)] = result["max_abs_diff_vs_mxnet"]
                     if "precision" in result:
-                        errors[(engine + ":precision", model)] = result["precision"]
+                        precisions[(engine, model)] = result["precision"]
         print(f"compare_runtimes: round {r + 1}/{rounds} done", file=sys.stderr)
 
     def median(engine, model, clients, key):
@@ -114,9 +110,9 @@ def main() -> None:
         for engine in engines:
             p50 = median(engine, model, one, "p50_ms")
             tput = median(engine, model, two, "throughput_per_s")
-            error = errors.get((engine if not engine.startswith("quiver") else "quiver", model))
+            error = errors.get((engine, model))
             rows[engine] = {"p50_ms": p50, f"throughput_{two}_clients": tput, "max_abs_diff_vs_mxnet": error,
-                            "precision": errors.get((engine + ":precision", model))}
+                            "precision": precisions.get((engine, model))}
             ratio = f"{p50 / base:9.2f}" if base and p50 else f"{'':9s}"
             print(f"  {engine:18s} {p50:8.2f} {ratio} {tput or 0:10.1f} "
                   f"{'' if error is None else f'{error:16.2e}'}")

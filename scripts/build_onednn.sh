@@ -8,10 +8,11 @@
 # fixes) builds here with the system compiler. Inference workload only, no graph API, no RNN/SDPA:
 # what the runtime calls, built in about a quarter of the full library's time. Threading is the
 # threadpool runtime: oneDNN runs its parallel loops on Quiver's own compute threads
-# (engine/backends/cpu/compute_pool.h), which spin between kernels and share the process's budget;
+# (engine/scheduler/compute_pool.h), which spin between kernels and share the process's budget;
 # OpenMP's per-caller teams slept and woke twice per kernel.
 #
-# Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script changes.
+# Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script's commands
+# change (its comments are not part of the key: rewording them costs no 25-minute rebuild).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -51,5 +52,5 @@ generate() {  # OUT
 
 source "$here/cached_dir.sh"
 CACHED_DIR_LOG=build_onednn
-key="$(sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1)"
+key="$(grep -v '^[[:space:]]*#' "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)"
 cached_dir "${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7" .stamp "$key" "${QUIVER_REBUILD_ONEDNN:-0}" generate

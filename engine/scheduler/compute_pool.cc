@@ -60,16 +60,13 @@ void ComputePool::Work(Job& job) {
 }
 
 void ComputePool::Run(int threads, int n, const std::function<void(int, int)>& task) {
-  if (threads <= 1 || n <= 1 || t_in_parallel) {
-    const bool outer = t_in_parallel;
-    t_in_parallel = true;
-    for (int i = 0; i < n; ++i) task(i, n);
-    t_in_parallel = outer;
-    return;
-  }
   Job job;
   job.task = &task;
   job.n = n;
+  if (threads <= 1 || n <= 1 || t_in_parallel) {
+    Work(job);  // here, one task after another
+    return;
+  }
   int wake = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);

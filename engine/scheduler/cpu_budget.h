@@ -61,11 +61,9 @@ class CpuBudget {
   // at most `most`.
   Lease Acquire(int most);
 
-  // The threads a lease of `wanted` (at most the budget) holds: a power of two, or the whole budget.
-  // An invocation alone gets LeaseSize(most) from Acquire(most).
-  int LeaseSize(int wanted) const;
-
  private:
+  // The threads a lease of `wanted` (at most the budget) holds: a power of two, or the whole budget.
+  int LeaseSize(int wanted) const;
   void Release(int n);
   void Join();
   void Leave();
