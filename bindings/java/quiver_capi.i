@@ -264,6 +264,8 @@ QVJ_HANDLE(QvCachedOpHandle)
     (*jenv)->DeleteLocalRef(jenv, string);
   }
 %}
+/* QvCachedOpGetPrecision's name: the same string out. */
+%apply const char **json { const char **precision };
 
 /* String lists in (parameter names, flag keys and values): String[]; the count is passed beside them
  * and must not exceed the array's length. */

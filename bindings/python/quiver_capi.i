@@ -108,6 +108,8 @@ QV_OUT_HANDLE(QvCachedOpHandle, struct QvCachedOp_)
   if (string == NULL) SWIG_fail;
   %append_output(string);
 }
+/* QvCachedOpGetPrecision's name: the same string out. */
+%apply const char **json { const char **precision };
 
 %typemap(in, numinputs=0) (uint32_t *ndim, const int64_t **shape) (uint32_t ndim = 0, const int64_t *shape = NULL) {
   $1 = &ndim;

@@ -121,6 +121,13 @@ int QvCachedOpDescribe(QvCachedOpHandle op, const char** json) {
   });
 }
 
+int QvCachedOpGetPrecision(QvCachedOpHandle op, const char** precision) {
+  return capi::Guard([&] {
+    capi::Require(precision, "precision");
+    *precision = PrecisionName(capi::CachedOps().Get(op, "cached op")->op->precision());
+  });
+}
+
 int QvInvokeAsync(QvCachedOpHandle op, uint32_t num_inputs, QvNDArrayHandle* inputs, uint32_t* num_outputs,
                   QvNDArrayHandle** outputs) {
   return capi::Guard([&] { Invoke(op, num_inputs, inputs, num_outputs, outputs, InvokeOptions()); });

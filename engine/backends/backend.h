@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/device.h"
+#include "common/precision.h"
 #include "graph/fusion_rules.h"
 #include "ops/attrs.h"
 #include "tensor/constant.h"
@@ -56,6 +57,7 @@ struct KernelRequest {
   ConstantStore& constants;
   const std::vector<ValueInfo>& inputs;
   const std::vector<TensorType>& outputs;  // inferred by the operator
+  Precision precision;  // the op's, resolved (never kAuto): what the kernel may compute in
 };
 
 struct KernelBuild {
@@ -95,6 +97,9 @@ class Backend {
   // Every operator it supports, sorted.
   virtual std::vector<std::string> SupportedOps() const = 0;
   virtual const FusionRules& fusions() const = 0;
+  // The precision ops on `device` run when `requested` is asked for: itself, or for kAuto the fastest
+  // the device runs natively. Throws Error(Status::kUnsupported) naming what the device lacks.
+  virtual Precision ResolvePrecision(Precision requested, const Device& device) const = 0;
 
   virtual std::unique_ptr<ConstantStore> NewConstantStore() const = 0;
   // Builds the kernel of one node. Throws Error naming the node (Status::kUnsupported for what the

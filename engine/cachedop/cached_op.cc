@@ -88,9 +88,11 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.max_inflight = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
     } else if (key == "data_shapes") {
       o.data_shapes = ParseDataShapes(value);
+    } else if (key == "precision") {
+      o.precision = ParsePrecision(key, value);
     } else if (!o.batching.Parse(key, value)) {
       throw Error(Status::kInvalidArgument,
-                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, "
+                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, precision, "
                   "max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
@@ -121,6 +123,8 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
                                            const CachedOpOptions& options) {
   CheckGraphOperators(graph);
   const Backend& backend = FindBackend(options.device);
+  CachedOpOptions resolved = options;
+  resolved.precision = backend.ResolvePrecision(options.precision, options.device);
   BoundGraph bound = BindParameters(graph, params);
   Optimize(bound, backend.fusions());
   for (int id : TopologicalOrder(bound.graph)) {
@@ -137,7 +141,7 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
   ConstantMap constants;
   for (const auto& [id, array] : bound.constants) constants[id] = std::make_shared<const Constant>(array);
   bound.constants.clear();
-  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), std::move(constants), backend, options));
+  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), std::move(constants), backend, resolved));
   if (!options.data_shapes.empty()) {
     std::vector<TensorType> types;
     for (const auto& name : op->input_names()) {
@@ -173,7 +177,8 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   // Compiling takes a while: invocations whose plan exists go on meanwhile; compilations queue.
   std::lock_guard<std::mutex> compiling(compile_mu_);
   if (auto plan = FindPlan(key)) return plan;
-  std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device, *store_);
+  std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device,
+                                                    options_.precision, *store_);
   {
     std::lock_guard<std::mutex> lock(plans_mu_);
     plans_[key] = plan;

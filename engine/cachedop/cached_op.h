@@ -15,6 +15,7 @@
 #include "batching/batching_options.h"
 #include "plan/plan.h"
 #include "common/device.h"
+#include "common/precision.h"
 #include "graph/bound_graph.h"
 
 namespace qv {
@@ -24,6 +25,7 @@ struct CachedOpOptions {
   bool static_shape = false;
   int max_inflight = 64;
   bool thread_safe = true;
+  Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 
@@ -46,6 +48,8 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   const std::vector<std::string>& output_names() const { return graph_.output_names; }
   // The graph the op runs: the file's after the backend's inference passes (Optimize).
   const Graph& graph() const { return graph_.graph; }
+  // What the op computes in: the `precision` flag as the backend resolved it (never kAuto).
+  Precision precision() const { return options_.precision; }
 
   // Validates inputs, finds or compiles the plan, and pushes the computation (to the request queue,
   // if the op has one). `outputs` empty: allocates them; else they must match the plan's output

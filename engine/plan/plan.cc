@@ -37,8 +37,14 @@ void CheckAllocatable(const TensorType& t, const std::string& what) {
 class Plan::Builder {
  public:
   Builder(const BoundGraph& g, const ConstantMap& constants, const std::vector<TensorType>& inputs,
-          ConstantStore& store, Plan* plan)
-      : g_(g), constants_(constants), inputs_(inputs), store_(store), backend_(plan->backend_), plan_(plan) {}
+          Precision precision, ConstantStore& store, Plan* plan)
+      : g_(g),
+        constants_(constants),
+        inputs_(inputs),
+        precision_(precision),
+        store_(store),
+        backend_(plan->backend_),
+        plan_(plan) {}
 
   void Build() {
     for (size_t i = 0; i < g_.data_inputs.size(); ++i) {
@@ -126,7 +132,7 @@ class Plan::Builder {
     const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
     for (size_t o = 0; o < out_types.size(); ++o)
       CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o));
-    KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types});
+    KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types, precision_});
 
     std::vector<int> ins, outs;
     for (size_t r = 0; r < build.runtime_inputs.size(); ++r)
@@ -211,6 +217,7 @@ class Plan::Builder {
   const BoundGraph& g_;
   const ConstantMap& constants_;
   const std::vector<TensorType>& inputs_;
+  const Precision precision_;
   ConstantStore& store_;
   const Backend& backend_;
   Plan* plan_;
@@ -222,9 +229,9 @@ class Plan::Builder {
 
 std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const ConstantMap& constants,
                                     const std::vector<TensorType>& inputs, const Backend& backend,
-                                    const Device& device, ConstantStore& store) {
+                                    const Device& device, Precision precision, ConstantStore& store) {
   auto plan = std::unique_ptr<Plan>(new Plan(backend, device));
-  Builder(graph, constants, inputs, store, plan.get()).Build();
+  Builder(graph, constants, inputs, precision, store, plan.get()).Build();
   return plan;
 }
 

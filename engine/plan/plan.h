@@ -18,11 +18,12 @@ namespace qv {
 
 class Plan {
  public:
-  // `constants`: the graph's parameters as the op keeps them (plain or packed by `store`). Throws
-  // Error (Status::kShape naming node and input for shapes that do not fit the graph).
+  // `constants`: the graph's parameters as the op keeps them (plain or packed by `store`); `precision`:
+  // resolved by the backend (Backend::ResolvePrecision). Throws Error (Status::kShape naming node and
+  // input for shapes that do not fit the graph).
   static std::unique_ptr<Plan> Compile(const BoundGraph& graph, const ConstantMap& constants,
                                        const std::vector<TensorType>& inputs, const Backend& backend,
-                                       const Device& device, ConstantStore& store);
+                                       const Device& device, Precision precision, ConstantStore& store);
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
 

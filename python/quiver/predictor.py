@@ -22,8 +22,9 @@ _Self = TypeVar("_Self", bound="Predictor")
 # _create's arguments after the params: input_descs, device, max_inflight, thread_safe, static_shape, options.
 Settings = Tuple[Optional[Sequence[DataDesc]], str, int, bool, bool, Optional[Mapping[str, Any]]]
 
-# Constructor keywords that become QvCreateCachedOpEx's scheduling flags of the same names.
-SCHEDULING_FLAGS = ("max_batch_size", "batch_timeout_us", "instances", "max_queue")
+# Constructor keywords that become QvCreateCachedOpEx flags of the same names: the precision and the
+# scheduling flags.
+FLAG_KEYWORDS = ("precision", "max_batch_size", "batch_timeout_us", "instances", "max_queue")
 
 
 class Predictor:
@@ -42,6 +43,9 @@ class Predictor:
         thread_safe: False runs invocations one after another with a single workspace.
         static_shape: True fixes the input shapes at the first prediction.
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
+        precision: what the model computes in: ``"float32"`` (the default), ``"bfloat16"`` (on CPUs
+            with native bfloat16 instructions; about 3 significant digits) or ``"auto"`` (the fastest
+            this CPU runs natively). Inputs and outputs stay float32. See the README: Precision.
         max_batch_size, batch_timeout_us, instances, max_queue: keywords for the scheduling flags of
             the same names (see the README): predictions from many threads are queued and merged into
             batches of up to ``max_batch_size`` rows. Omitted: no request queue.
@@ -96,7 +100,7 @@ class Predictor:
               model_dir: Optional[str], extras: Dict[str, Any]) -> None:
         """Compiles the model from its symbol and parameters (loaders given by the constructors), then
         hands the subclass its own keywords; `settings` are _create's arguments after the params."""
-        scheduling = {key: extras.pop(key) for key in SCHEDULING_FLAGS if key in extras}
+        scheduling = {key: extras.pop(key) for key in FLAG_KEYWORDS if key in extras}
         symbol = make_symbol()
         try:
             self._create(symbol, load_params(), *settings, scheduling)
@@ -134,6 +138,7 @@ class Predictor:
         self._op = NativeHandle(op, capi.QvFreeCachedOp, "this Predictor")
         self._input_names: List[str] = capi.QvCachedOpListInputs(op)
         self._output_names: List[str] = capi.QvCachedOpListOutputs(op)
+        self._precision: str = capi.QvCachedOpGetPrecision(op)
         by_name = {d.name: d for d in descs}
         unknown = sorted(set(by_name) - set(self._input_names))
         if unknown:
@@ -154,6 +159,12 @@ class Predictor:
     def output_names(self) -> List[str]:
         """The outputs, in the order they are returned."""
         return list(self._output_names)
+
+    @property
+    def precision(self) -> str:
+        """What the model computes in: ``"float32"``, ``"bfloat16"`` or ``"int8"`` (``"auto"``
+        resolved to what this machine runs)."""
+        return self._precision
 
     def input_desc(self, name: Optional[str] = None) -> Optional[DataDesc]:
         """The DataDesc given for an input (the first input when name is None), or None."""

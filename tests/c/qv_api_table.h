@@ -55,6 +55,7 @@ typedef struct {
                        const QvInvokeOptions *);
   int (*Cancel)(QvNDArrayHandle, int *);
   int (*CachedOpDescribe)(QvCachedOpHandle, const char **);
+  int (*CachedOpGetPrecision)(QvCachedOpHandle, const char **);
 } Api;
 
 /* Looks `name` up in `lib` and stores it in a function-pointer slot. dlsym returns an object pointer;
@@ -116,6 +117,7 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(InvokeAsyncEx);
   API_RESOLVE(Cancel);
   API_RESOLVE(CachedOpDescribe);
+  API_RESOLVE(CachedOpGetPrecision);
   return ok;
 }
 

@@ -30,9 +30,15 @@ def test_text_report_names_the_percentiles(manifest):
         assert line in result.stdout
 
 
-def test_precision_is_the_runtimes_flag_and_refused_cleanly(manifest):
+def test_precision_is_the_runtimes_flag_and_reported(manifest):
+    result = quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--precision", "auto", "--duration", "0.2",
+                    "--json")
+    assert result.status == 0
+    assert result.json()["precision"] in ("bfloat16", "float32")  # auto resolved, never "auto"
+    assert quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--duration", "0.2",
+                  "--json").json()["precision"] == "float32"
     one_line_error(quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--precision", "bf16"),
-                   "bench", "'precision'")
+                   "bench", "'precision'", "bfloat16")
 
 
 def test_errors_are_one_line_with_status_2(manifest, tmp_path):

@@ -221,6 +221,16 @@ QV_EXPORT int QvWaitAll(void);
  *                 "false": any batch size / input shape, one compiled plan per shape   default "false"
  *   max_inflight  invocations admitted at once; one more fails with QV_ERR_BUSY   default 64
  *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now
+ *   precision     what the op computes in; inputs and outputs stay float32 in every precision:
+ *                 "float32"  exact to MXNet's float32 results                        (the default)
+ *                 "bfloat16" convolutions, fully connected layers and the pooling, batch norm,
+ *                            activations and sums between them in bfloat16, accumulating in
+ *                            float32 (about 3 significant digits; see README: Precision)
+ *                 "int8"     not implemented yet: fails with QV_ERR_UNSUPPORTED
+ *                 "auto"     the fastest the device runs natively (bfloat16 where the CPU has
+ *                            avx512_bf16, else float32); QvCachedOpGetPrecision says which
+ *                 A precision the device cannot run natively fails with QV_ERR_UNSUPPORTED naming the
+ *                 missing instructions; it never falls back silently.
  *
  * Scheduling flags (any of them gives the op a request queue; without them invocations go straight
  * to the runtime's workers, as above):
@@ -311,6 +321,10 @@ QV_EXPORT int QvCancel(QvNDArrayHandle output, int *cancelled);
  * may be added in later versions, never removed. *json is owned by the op, valid while it lives.
  * Never blocks. */
 QV_EXPORT int QvCachedOpDescribe(QvCachedOpHandle op, const char **json);
+
+/* The precision `op` computes in: "float32", "bfloat16" or "int8" (flag "precision" as resolved at
+ * creation: "auto" is never returned). *precision is a static string. Never blocks. */
+QV_EXPORT int QvCachedOpGetPrecision(QvCachedOpHandle op, const char **precision);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,4 +1,5 @@
-// Concat on oneDNN; inputs keep their producers' layouts, oneDNN picks the output's.
+// Concat on oneDNN; inputs keep their producers' layouts (all read as row-major float32 when their data
+// types differ, which oneDNN's concat does not mix), oneDNN picks the output's.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -13,8 +14,10 @@ KernelBuild BuildConcat(const KernelRequest& req) {
   KernelBuild build;
   std::vector<Desc> srcs;
   std::unordered_map<int, ArgSource> args;
+  bool mixed = false;
+  for (const ValueInfo& in : req.inputs) mixed = mixed || in.desc.get_data_type() != req.inputs[0].desc.get_data_type();
   for (size_t i = 0; i < req.inputs.size(); ++i) {
-    srcs.push_back(req.inputs[i].desc);
+    srcs.push_back(mixed ? PlainDesc(req.inputs[i].type.shape) : req.inputs[i].desc);
     build.runtime_inputs.push_back(static_cast<int>(i));
     args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = {ArgSource::kInput, static_cast<int>(i), nullptr, srcs.back()};
   }

@@ -1,6 +1,7 @@
 // Convolution on oneDNN (grouped and depthwise too), with the fused post-ops graph passes attach:
 // ReLU, leaky ReLU, clip (relu6) and the residual sum.
 #include "backends/cpu/constant_cache.h"
+#include "backends/cpu/cpu_precision.h"
 #include "ops/convolution.h"
 
 namespace qv::cpu {
@@ -36,14 +37,16 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   if (p.num_group > 1) wdims = {p.num_group, w[0] / p.num_group, w[1], w[2], w[3]};
   const auto any = memory::format_tag::any;
   const auto f32 = memory::data_type::f32;
+  // Data and weights in the op's precision; the bias and the accumulation stay float32.
+  const auto type = ComputeType(req.precision);
   // A first layer (fewer than 8 input channels: less than one SIMD block) reads the row-major input
   // as it is: oneDNN has direct kernels for that, and its preferred layout would cost a reorder of the
   // whole image (4-7% of the MobileNets at batch 1, see README: Performance).
   const bool plain_src = data.type.shape.size() == 4 && data.type.shape[1] < 8;
-  const Desc src_any = plain_src ? PlainDesc(data.type.shape) : Desc(ToDims(data.type.shape), f32, any);
-  const Desc wei_any(wdims, f32, any);
+  const Desc src_any = plain_src ? PlainDesc(data.type.shape, type) : Desc(ToDims(data.type.shape), type, any);
+  const Desc wei_any(wdims, type, any);
   const Desc bias_desc = bias ? Desc({p.num_filter}, f32, memory::format_tag::a) : Desc();
-  const Desc dst_any(ToDims(req.outputs[0].shape), f32, any);
+  const Desc dst_any(ToDims(req.outputs[0].shape), type, any);
   const memory::dims strides(p.stride.begin(), p.stride.end());
   const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
   const memory::dims pad(p.pad.begin(), p.pad.end());

@@ -4,6 +4,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/constant_cache.h"
+#include "backends/cpu/cpu_precision.h"
 #include "backends/cpu/dnnl_kernel.h"
 #include "scheduler/cpu_budget.h"
 #include "scheduler/engine.h"
@@ -71,6 +72,9 @@ class CpuBackend : public Backend {
   bool Supports(const std::string& op) const override { return FindCpuKernel(op) != nullptr; }
   std::vector<std::string> SupportedOps() const override { return ListCpuKernels(); }
   const FusionRules& fusions() const override { return fusions_; }
+  Precision ResolvePrecision(Precision requested, const Device&) const override {
+    return ResolveCpuPrecision(requested);
+  }
 
   std::unique_ptr<ConstantStore> NewConstantStore() const override { return std::make_unique<ConstantCache>(); }
 
@@ -82,7 +86,8 @@ class CpuBackend : public Backend {
     cpu::KernelBuild built;
     try {
       const WholeBudgetThreads threads;
-      built = factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs});
+      built = factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs,
+                       request.precision});
     } catch (const dnnl::error& e) {
       throw Error(Status::kUnsupported, request.attrs.Where() + "oneDNN cannot build its kernel: " + e.what());
     }

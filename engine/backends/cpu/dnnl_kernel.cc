@@ -79,11 +79,11 @@ dnnl::memory::dims ToDims(const Shape& shape) {
   return dnnl::memory::dims(shape.begin(), shape.end());
 }
 
-Desc PlainDesc(const Shape& shape) {
+Desc PlainDesc(const Shape& shape, dnnl::memory::data_type type) {
   const auto dims = ToDims(shape);
   dnnl::memory::dims strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
-  return Desc(dims, dnnl::memory::data_type::f32, strides);
+  return Desc(dims, type, strides);
 }
 
 double MultiplyAddFlops(const Shape& output, const Shape& weight) {

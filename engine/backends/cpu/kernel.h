@@ -32,6 +32,7 @@ struct KernelRequest {
   ConstantCache& constants;
   const std::vector<ValueInfo>& inputs;
   const std::vector<TensorType>& outputs;  // inferred by the operator
+  Precision precision;  // resolved: float32 or bfloat16
 };
 
 // As qv::KernelBuild, in oneDNN descriptors.

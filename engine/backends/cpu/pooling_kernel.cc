@@ -76,13 +76,14 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const auto algorithm = p.type == PoolingParams::kMax ? dnnl::algorithm::pooling_max
                          : p.count_include_pad         ? dnnl::algorithm::pooling_avg_include_padding
                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  // In the producer's layout and data type (bfloat16 after a bfloat16 convolution).
   const Desc src = req.inputs[0].desc;
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
   const dnnl::memory::dims dilation = {0, 0};  // oneDNN counts dilation from 0
   const dnnl::pooling_forward::primitive_desc pd(
       CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, src,
-      Desc(ToDims(out), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any), strides, kernel, dilation,
+      Desc(ToDims(out), src.get_data_type(), dnnl::memory::format_tag::any), strides, kernel, dilation,
       pad_l, pad_r, BaseAttr());
   const Desc dst = pd.dst_desc();
   std::unordered_map<int, ArgSource> args;

@@ -22,6 +22,11 @@ class CudaBackend : public Backend {
   bool Supports(const std::string&) const override { return false; }
   std::vector<std::string> SupportedOps() const override { return {}; }
   const FusionRules& fusions() const override { return fusions_; }
+  Precision ResolvePrecision(Precision requested, const Device& device) const override {
+    if (requested == Precision::kFloat32 || requested == Precision::kAuto) return Precision::kFloat32;
+    throw Error(Status::kUnsupported, std::string("precision '") + PrecisionName(requested) +
+                                          "' is not implemented on " + device.ToString() + " yet");
+  }
 
   std::unique_ptr<ConstantStore> NewConstantStore() const override { Unreachable(); }
   KernelBuild BuildKernel(const KernelRequest&) const override { Unreachable(); }

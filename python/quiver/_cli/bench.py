@@ -22,7 +22,8 @@ def add_parser(commands: Any) -> None:
     cli_args.add_model(parser, "an input's shape, batch first (required for each input; repeatable)")
     parser.add_argument("--clients", type=_positive, default=1, help="threads predicting at once (default 1)")
     parser.add_argument("--batch-size", type=_positive, help="replaces the batch (first) size of every --shape")
-    parser.add_argument("--precision", help="passed to the runtime as the cached-op flag 'precision'")
+    parser.add_argument("--precision", help="what the model computes in: float32 (the default), bfloat16 or auto "
+                        "(the cached-op flag 'precision'; the report says what auto picked)")
     parser.add_argument("--duration", type=float, default=5.0, help="seconds of measurement (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--plot", metavar="FILE.png",
@@ -53,9 +54,10 @@ def run(ns: argparse.Namespace) -> int:
         first_s = load_test.warm_up(predictor, inputs)
         measurement = load_test.run_clients(predictor, inputs, ns.clients, ns.duration)
         held, alive = capi.QvGetMemoryStats()
+        precision = predictor.precision
     batch = descs[0].shape[0]
     report = {"model": ns.prefix, "inputs": {d.name: list(d.shape) for d in descs}, "clients": ns.clients,
-              "batch_size": batch, "options": options,
+              "batch_size": batch, "options": options, "precision": precision,
               **bench_report.summary(measurement, first_s, batch, int(held), int(alive))}
     if ns.plot:
         bench_plot.draw(ns.plot, measurement, report, batch)

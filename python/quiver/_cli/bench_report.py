@@ -34,6 +34,7 @@ def text(report: Dict[str, Any]) -> str:
         f"model:            {report['model']}",
         f"inputs:           {', '.join(f'{n}:{tuple(s)}' for n, s in report['inputs'].items())}",
         f"clients:          {report['clients']}",
+        f"precision:        {report['precision']}",
         f"first inference:  {report['first_inference_ms']:.2f} ms",
         f"count:            {report['count']} invocations in {report['duration_s']:.2f} s",
         "latency:",

@@ -77,7 +77,7 @@ KernelBuild BuildConv(const Backend& backend, ConstantStore& store, const Consta
   const std::vector<ValueInfo> inputs = {{kData, backend.PlainLayout(kData), nullptr},
                                          {kWeight, weight_layout, weight}};
   const std::vector<TensorType> outputs = {kOut};
-  return backend.BuildKernel({attrs, store, inputs, outputs});
+  return backend.BuildKernel({attrs, store, inputs, outputs, Precision::kFloat32});
 }
 
 // Runs a convolution kernel on plain data; returns its plain output.

@@ -33,7 +33,7 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
   std::vector<TensorType> compiled;
   const PlanSource plans = [&](const std::vector<TensorType>& types) {
     compiled = types;
-    return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, *store));
+    return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, Precision::kFloat32, *store));
   };
   BatchingOptions options;
   options.max_batch_size = 8;
@@ -88,7 +88,7 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
   BatchRunner runner(
       options,
       [&](const std::vector<TensorType>& types) {
-        return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, *store));
+        return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, Precision::kFloat32, *store));
       },
       Device{});
   std::vector<Failure> ends;

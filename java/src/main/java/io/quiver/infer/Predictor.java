@@ -46,6 +46,7 @@ public class Predictor implements AutoCloseable {
   private final NativeHandle op;
   private final List<String> inputNames;
   private final List<String> outputNames;
+  private final String precision;
   private final DataDesc[] descs; // per input, in inputNames order; null where none was given
   private final ThreadLocal<long[][]> lastShapes = new ThreadLocal<>();
 
@@ -128,6 +129,9 @@ public class Predictor implements AutoCloseable {
       this.inputNames = List.of(names[0]);
       QuiverCapi.QvCachedOpListOutputs(out[0], names);
       this.outputNames = List.of(names[0]);
+      final String[] precisionName = new String[1];
+      QuiverCapi.QvCachedOpGetPrecision(out[0], precisionName);
+      this.precision = precisionName[0];
       this.descs = descsInOrder(inputs, inputNames);
     } catch (RuntimeException e) {
       op.close();
@@ -178,6 +182,14 @@ public class Predictor implements AutoCloseable {
   /** The outputs, in the order predictions return them. */
   public List<String> outputNames() {
     return outputNames;
+  }
+
+  /**
+   * What the model computes in: {@code "float32"}, {@code "bfloat16"} or {@code "int8"}, as the
+   * {@code precision} option resolved on this machine ({@code "auto"} becomes one of them).
+   */
+  public String precision() {
+    return precision;
   }
 
   /** The DataDesc given for an input, if any. */

@@ -26,6 +26,8 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
 
   def inputNames: IndexedSeq[String] = underlying.inputNames.asScala.toIndexedSeq
   def outputNames: IndexedSeq[String] = underlying.outputNames.asScala.toIndexedSeq
+  /** What the model computes in: "float32", "bfloat16" or "int8" (option "precision" as resolved here). */
+  def precision: String = underlying.precision
 
   /** Runs the model and waits: one flat array per output. */
   def predict(input: IndexedSeq[Array[Float]]): IndexedSeq[Array[Float]] =

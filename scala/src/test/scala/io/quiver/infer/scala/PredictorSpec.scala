@@ -28,6 +28,16 @@ class PredictorSpec extends AnyFunSuite {
     }
   }
 
+  test("the precision option resolves to what the model computes in") {
+    Using.resource(new Predictor(Fixtures.prefix("tiny"), IndexedSeq(Fixtures.data(shape: _*)))) { p =>
+      assert(p.precision == "float32")
+    }
+    Using.resource(new Predictor(Fixtures.prefix("tiny"), IndexedSeq(Fixtures.data(shape: _*)),
+      options = Map("precision" -> "auto"))) { p =>
+      assert(Set("float32", "bfloat16").contains(p.precision))
+    }
+  }
+
   test("futures complete with the synchronous results, many in flight at once") {
     Using.resource(new Predictor(Fixtures.prefix("tiny"), IndexedSeq(Fixtures.data(shape: _*)),
       options = Map("max_inflight" -> "200"))) { p =>
