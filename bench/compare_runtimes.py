@@ -13,7 +13,9 @@ import numpy as np
 from bench_process import run_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINES = ["quiver", "quiver-python", "mxnet", "onnxruntime", "openvino-f32", "openvino-default"]
+ENGINES = ["quiver", "quiver-python", "quiver-bf16", "mxnet", "onnxruntime", "openvino-f32", "openvino-default"]
+# Quiver's engines and the precision each runs (quiver-bf16: the C API with precision=bfloat16).
+QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16"}
 ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
 
 
@@ -21,8 +23,9 @@ def commands(engine, args, model, clients, threads, iters, check):
     """The command line of one run, and its extra environment."""
     prefix = os.path.join(args.models_dir, model)
     common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
-    if engine == "quiver":
-        return [args.quiver_bench, "--prefix", prefix] + common, {"QUIVER_NUM_THREADS": str(threads)}
+    if engine in ("quiver", "quiver-bf16"):
+        return ([args.quiver_bench, "--prefix", prefix, "--option", f"precision={QUIVER_PRECISIONS[engine]}"] + common,
+                {"QUIVER_NUM_THREADS": str(threads)})
     if engine == "quiver-python":
         return ([args.quiver_python, os.path.join(HERE, "python_bench.py"), "--prefix", prefix] + common,
                 {"QUIVER_NUM_THREADS": str(threads)})
@@ -36,15 +39,16 @@ def commands(engine, args, model, clients, threads, iters, check):
     return command, {}
 
 
-def quiver_error(args, model, case):
-    """Quiver's largest difference from MXNet's recorded output, through the Python API."""
+def quiver_error(args, model, case, precision):
+    """Quiver's largest difference from MXNet's recorded output in `precision`, through the Python API."""
     script = ("import sys, numpy as np, quiver\n"
               "x = np.load(sys.argv[2]); want = np.load(sys.argv[3])\n"
-              "with quiver.Predictor(sys.argv[1], input_descs=[quiver.DataDesc('data', x.shape)]) as p:\n"
+              "with quiver.Predictor(sys.argv[1], input_descs=[quiver.DataDesc('data', x.shape)],\n"
+              "                      precision=sys.argv[4]) as p:\n"
               "    print(float(np.abs(p.predict(x)[0] - want).max()))\n")
     out = subprocess.run([args.quiver_python, "-c", script, os.path.join(args.models_dir, model),
                           os.path.join(args.models_dir, case["input"]),
-                          os.path.join(args.models_dir, case["outputs"][0])],
+                          os.path.join(args.models_dir, case["outputs"][0]), precision],
                          check=True, capture_output=True, text=True).stdout
     return float(out.strip().splitlines()[-1])
 
@@ -76,10 +80,10 @@ def main() -> None:
         np.load(os.path.join(args.models_dir, case["input"])).astype(np.float32).tofile(raw_in)
         np.load(os.path.join(args.models_dir, case["outputs"][0])).astype(np.float32).tofile(raw_out)
         checks[model] = f"{raw_in},{raw_out}"
-        quivers = [e for e in engines if e.startswith("quiver")]  # the C and the Python API: one result
-        if quivers:
-            error = quiver_error(args, model, case)
-            errors.update({(engine, model): error for engine in quivers})
+        for precision in sorted({QUIVER_PRECISIONS[e] for e in engines if e in QUIVER_PRECISIONS}):
+            error = quiver_error(args, model, case, precision)  # the C and the Python API: one result
+            errors.update({(e, model): error for e in engines if QUIVER_PRECISIONS.get(e) == precision})
+            precisions.update({(e, model): precision for e in engines if QUIVER_PRECISIONS.get(e) == precision})
 
     results = {}  # (engine, model, clients) -> runs
     for r in range(rounds):
@@ -104,8 +108,10 @@ def main() -> None:
     one, two = client_counts[0], client_counts[-1]
     for model in models:
         print(f"\n{model} (batch 1, {threads} threads, medians of {rounds} rounds)")
-        print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {f'img/s x{two}':>10s} {'max|d| vs MXNet':>16s}")
+        print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {'vs OV dflt':>10s} {f'img/s x{two}':>10s} "
+              f"{'max|d| vs MXNet':>16s}")
         base = median("quiver", model, one, "p50_ms")
+        openvino = median("openvino-default", model, one, "p50_ms")
         rows = {}
         for engine in engines:
             p50 = median(engine, model, one, "p50_ms")
@@ -114,7 +120,8 @@ def main() -> None:
             rows[engine] = {"p50_ms": p50, f"throughput_{two}_clients": tput, "max_abs_diff_vs_mxnet": error,
                             "precision": precisions.get((engine, model))}
             ratio = f"{p50 / base:9.2f}" if base and p50 else f"{'':9s}"
-            print(f"  {engine:18s} {p50:8.2f} {ratio} {tput or 0:10.1f} "
+            ratio_ov = f"{p50 / openvino:10.2f}" if openvino and p50 else f"{'':10s}"
+            print(f"  {engine:18s} {p50:8.2f} {ratio} {ratio_ov} {tput or 0:10.1f} "
                   f"{'' if error is None else f'{error:16.2e}'}")
         summary["models"][model] = rows
     print(json.dumps(summary))

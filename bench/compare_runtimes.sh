@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quiver against what its users could pick instead, side by side on the same weights: ResNet-50 v1,
-# MobileNetV2 1.0 and MobileNet 0.25 at batch 1 through Quiver's C API (quiver_bench) and its Python
-# API, real MXNet 1.9.1 (bench/mxnet_bench.py), ONNX Runtime and OpenVINO with FP32 forced and with its
+# MobileNetV2 1.0 and MobileNet 0.25 at batch 1 through Quiver's C API (quiver_bench; float32 and
+# bfloat16) and its Python API, real MXNet 1.9.1 (bench/mxnet_bench.py), ONNX Runtime and OpenVINO with FP32 forced and with its
 # default precision (bench/baseline_bench.py), each on THREADS compute threads. Every round runs each
 # engine once per model and client count, interleaved, as separate processes; the table gives medians
 # over the rounds of each run's p50 latency (1 client) and throughput (2 clients sharing one model),
