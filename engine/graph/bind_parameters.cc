@@ -31,6 +31,17 @@ void DropUnusedInputs(Graph& graph) {
   }
 }
 
+// A parameter read through MXNet's AMP casts (amp_cast(weight), or an output of amp_multicast) is
+// still a parameter: FoldCasts rounds it at creation.
+NodeEntry ThroughCasts(const Graph& graph, NodeEntry e) {
+  for (;;) {
+    const Node& src = graph.nodes[e.node];
+    if (src.op == "amp_cast" && !src.inputs.empty()) e = src.inputs[0];
+    else if (src.op == "amp_multicast" && e.index < static_cast<int>(src.inputs.size())) e = src.inputs[e.index];
+    else return e;
+  }
+}
+
 }  // namespace
 
 BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) {
@@ -66,9 +77,10 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
     std::vector<const Shape*> shapes(node.inputs.size(), nullptr);
     std::string bound_names;
     for (int slot : def->ParamInputs(attrs)) {
-      const Node& src = g.graph.nodes[node.inputs[slot].node];
+      const NodeEntry param = ThroughCasts(g.graph, node.inputs[slot]);
+      const Node& src = g.graph.nodes[param.node];
       if (!src.is_variable()) continue;
-      auto c = g.constants.find(node.inputs[slot].node);
+      auto c = g.constants.find(param.node);
       Check(c != g.constants.end(), Status::kNotFound,
             "missing parameter '" + src.name + "' (" + names[slot] + " of node '" + node.name + "')");
       shapes[slot] = &c->second->shape();

@@ -27,6 +27,10 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
 
 // Inference-time rewrites, in the order Optimize applies them. The fusions are those `rules` (the
 // target backend's) allow.
+// MXNet's AMP casts in float32 storage: amp_cast to float32 and amp_multicast (identities here) are
+// removed, so they never stand between a convolution and what fuses into it; amp_cast to bfloat16 or
+// float16 of a parameter becomes the rounded parameter, rounded once here instead of per invocation.
+void FoldCasts(BoundGraph& g);
 void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.

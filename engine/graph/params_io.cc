@@ -47,6 +47,11 @@ constexpr size_t kMaxNameInMessage = 80;
 
 enum StorageType : int32_t { kDense = 0, kRowSparse = 1, kCsr = 2 };
 
+// MXNet's AMP (mxnet.contrib.amp with target_dtype='bfloat16') stores parameters under this flag.
+// Quiver computes in float32, so they are widened at load; bfloat16 is the top half of a float32,
+// so the widening is exact.
+constexpr int32_t kBFloat16Flag = 12;
+
 // mshadow's type flags, indexed by flag. Flags 0..6 equal Quiver's DType codes.
 struct TypeFlagInfo {
   const char* name;
@@ -316,13 +321,27 @@ void CheckSupported(const ArrayRecord& rec, const std::string& label) {
   if (rec.storage_type != kDense)
     throw Error(Status::kUnsupported, label + ": " + (rec.storage_type == kCsr ? "csr" : "row_sparse") +
                                         " storage is not supported; save the array dense (tostype('default'))");
-  if (!IsValidDType(rec.type_flag))
+  if (!IsValidDType(rec.type_flag) && rec.type_flag != kBFloat16Flag)
     throw Error(Status::kUnsupported, label + ": dtype " + kTypeFlags[rec.type_flag].name + " (MXNet type flag " +
                                         std::to_string(rec.type_flag) + ") is not supported");
 }
 
+// Each stored 16-bit pattern becomes the upper half of a float32 (the lower half zero).
+NDArrayPtr WidenBFloat16(const ArrayRecord& rec) {
+  NDArrayPtr array = NDArray::Create(rec.shape, DType::kFloat32);
+  const size_t count = rec.nbytes / 2;
+  Check(array->nbytes() == count * 4, Status::kInternal, "bfloat16 array size differs from the bytes read");
+  uint32_t* out = static_cast<uint32_t*>(array->data());
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t half = static_cast<uint32_t>(rec.data[2 * i]) | (static_cast<uint32_t>(rec.data[2 * i + 1]) << 8);
+    out[i] = half << 16;
+  }
+  return array;
+}
+
 NDArrayPtr MakeArray(const ArrayRecord& rec, const std::string& label) {
   try {
+    if (rec.type_flag == kBFloat16Flag) return WidenBFloat16(rec);
     NDArrayPtr array = NDArray::Create(rec.shape, static_cast<DType>(rec.type_flag));
     Check(array->nbytes() == rec.nbytes, Status::kInternal, "array size differs from the bytes read");
     if (rec.nbytes != 0) std::memcpy(array->data(), rec.data, rec.nbytes);

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "graph/bound_graph.h"
 #include "graph/graph_check.h"
+#include "ops/amp_cast.h"
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/identity.h"
@@ -90,6 +91,35 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
 
 }  // namespace
 
+void FoldCasts(BoundGraph& g) {
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node node = g.graph.nodes[id];
+    if (node.op == "amp_multicast") {
+      const int n = ParseAmpMultiCast(AttrsOf(node));
+      for (int i = 0; i < n; ++i) r[{id, i}] = node.inputs[static_cast<size_t>(i)];
+      continue;
+    }
+    if (node.op != "amp_cast") continue;
+    const AmpTarget target = ParseAmpCast(AttrsOf(node));
+    const NodeEntry in = Resolve(r, node.inputs[0]);
+    if (target == AmpTarget::kFloat32) {
+      r[{id, 0}] = in;
+    } else if (IsConstant(g, in)) {
+      const NDArray& value = *g.constants.at(in.node);
+      Check(value.dtype() == DType::kFloat32, Status::kUnsupported,
+            "node '" + node.name + "' (amp_cast): its parameter is " + DTypeName(value.dtype()) +
+                ", only float32 is supported");
+      NDArrayPtr rounded = NDArray::Create(value.shape(), DType::kFloat32);
+      const float* src = value.data_as<float>();
+      float* dst = rounded->data_as<float>();
+      for (int64_t i = 0; i < value.size(); ++i) dst[i] = RoundTo(target, src[i]);
+      r[{id, 0}] = {AddConstant(g, node.name, rounded), 0};
+    }
+  }
+  ApplyRedirects(g.graph, r);
+}
+
 void RemoveIdentities(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
@@ -156,6 +186,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 }
 
 void Optimize(BoundGraph& g, const FusionRules& rules) {
+  FoldCasts(g);
   RemoveIdentities(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);

@@ -383,10 +383,56 @@ TEST_CASE("params: sparse storage is unsupported and named", "[graph]") {
   RequireError(unknown, qv::Status::kParse, {"array 0", "offset 28", "unknown storage type 7"});
 }
 
+TEST_CASE("params: bfloat16 arrays (MXNet's AMP) load as float32, widened exactly", "[graph]") {
+  // 1.0, -2.0, the largest finite bfloat16, its smallest subnormal, -0, +inf, a NaN with a payload.
+  const std::vector<uint16_t> stored = {0x3f80, 0xc000, 0x7f7f, 0x0001, 0x8000, 0x7f80, 0x7fc1};
+  std::vector<uint8_t> bytes;
+  for (uint16_t h : stored) bytes.insert(bytes.end(), {static_cast<uint8_t>(h & 0xff), static_cast<uint8_t>(h >> 8)});
+  for (Version v : {Version::kLegacy, Version::kV1, Version::kV2, Version::kV3}) {
+    INFO("version " << static_cast<int>(v));
+    const TestArray bf = {{7, 1}, 12, bytes};
+    const NamedArrays loaded = Load(MakeFile(v, {SampleArrays()[0], bf, SampleArrays()[1]}, {"arg:w", "arg:bf", "aux:n"}));
+    REQUIRE(loaded.arrays.size() == 3);
+    const qv::NDArray& a = *loaded.arrays[1];
+    CHECK(a.dtype() == qv::DType::kFloat32);
+    CHECK(a.shape() == std::vector<int64_t>{7, 1});
+    REQUIRE(a.nbytes() == 7 * 4);
+    for (size_t i = 0; i < stored.size(); ++i) {
+      INFO("element " << i);
+      CHECK(a.data_as<uint32_t>()[i] == static_cast<uint32_t>(stored[i]) << 16);
+    }
+    CHECK(a.data_as<float>()[0] == 1.f);
+    CHECK(a.data_as<float>()[1] == -2.f);
+    // The arrays around it are read from the right offsets.
+    CheckSample({{loaded.arrays[0]}, {}}, {SampleArrays()[0]});
+    CheckSample({{loaded.arrays[2]}, {}}, {SampleArrays()[1]});
+  }
+}
+
+TEST_CASE("params: a truncated or oversized bfloat16 array fails cleanly", "[graph]") {
+  const TestArray bf = {{3, 2}, 12, BytesOf<uint16_t>({0x3f80, 0x4000, 0x4040, 0x4080, 0x40a0, 0x40c0})};
+  const std::vector<uint8_t> file = MakeFile(Version::kV2, {bf}, {"arg:bf"});
+  // Header 16, count 8, magic 4, storage type 4, ndim 4, two dims 16, context 8, type flag 4: data at 64.
+  const size_t data_at = 16 + 8 + 4 + 4 + 4 + 16 + 8 + 4;
+  for (size_t n = 0; n < file.size(); ++n) {
+    const Failure f = LoadFailure({file.begin(), file.begin() + static_cast<std::ptrdiff_t>(n)});
+    INFO(n << " of " << file.size() << " bytes: " << f.message);
+    REQUIRE(f.status == qv::Status::kParse);
+    CHECK_THAT(f.message, Contains("offset"));
+  }
+  // Cut inside the data: the message names the array, where its data starts, and the bfloat16 size.
+  const std::vector<uint8_t> cut(file.begin(), file.begin() + static_cast<std::ptrdiff_t>(data_at + 5));
+  RequireError(cut, qv::Status::kParse,
+               {"array 0", ("offset " + std::to_string(data_at)).c_str(), "bfloat16", "6 elements (12 bytes)",
+                "only 5 bytes remain"});
+  // A shape declaring more bfloat16 elements than the file holds is caught before allocation.
+  const TestArray huge = {{int64_t{1} << 40}, 12, {0, 0}};
+  RequireError(MakeFile(Version::kV2, {huge}, {"arg:bf"}), qv::Status::kParse,
+               {"array 0", "bfloat16", "2199023255552 bytes"});
+}
+
 TEST_CASE("params: type flags", "[graph]") {
-  TestArray a = {{2}, 12, BytesOf<uint16_t>({1, 2})};  // bfloat16
-  RequireError(MakeFile(Version::kV2, {a}, {"arg:bf"}), qv::Status::kUnsupported, {"array 0 ('arg:bf')", "bfloat16", "12"});
-  a = {{2}, 7, {1, 0}};  // bool
+  TestArray a = {{2}, 7, {1, 0}};  // bool
   RequireError(MakeFile(Version::kV2, {a}, {"arg:mask"}), qv::Status::kUnsupported, {"array 0 ('arg:mask')", "bool"});
   a = {{2}, 99, {1, 0}};
   RequireError(MakeFile(Version::kV2, {a}, {"arg:x"}), qv::Status::kParse, {"array 0", "type flag 99"});

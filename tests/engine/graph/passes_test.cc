@@ -201,3 +201,91 @@ TEST_CASE("a model file cannot smuggle in fused post-ops: only passes fuse", "[g
   Optimize(g, CpuRules());
   REQUIRE(g.graph.nodes[2].post_ops.empty());
 }
+
+namespace {
+
+// A residual block as MXNet's AMP conversion (bfloat16, cast_optional_params=False, saved with
+// remove_amp_cast=False) writes it: casts on the data and each weight, casts back to float32 before
+// an operator that stays float32, and an amp_multicast before an add of mixed types.
+const char* kAmpBlock = R"json({
+  "nodes": [
+    {"op": "null", "name": "data", "inputs": []},
+    {"op": "amp_cast", "name": "data_amp_cast_bfloat16", "attrs": {"dtype": "bfloat16"}, "inputs": [[0, 0, 0]]},
+    {"op": "null", "name": "w1", "inputs": []},
+    {"op": "amp_cast", "name": "w1_amp_cast_bfloat16", "attrs": {"dtype": "bfloat16"}, "inputs": [[2, 0, 0]]},
+    {"op": "Convolution", "name": "c1", "attrs": {"kernel": "(3, 3)", "pad": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[1, 0, 0], [3, 0, 0]]},
+    {"op": "null", "name": "g", "inputs": []},
+    {"op": "null", "name": "b", "inputs": []},
+    {"op": "null", "name": "m", "inputs": []},
+    {"op": "null", "name": "v", "inputs": []},
+    {"op": "BatchNorm", "name": "bn", "attrs": {"fix_gamma": "False"}, "inputs": [[4, 0, 0], [5, 0, 0], [6, 0, 0], [7, 0, 0], [8, 0, 0]]},
+    {"op": "Activation", "name": "r1", "attrs": {"act_type": "relu"}, "inputs": [[9, 0, 0]]},
+    {"op": "null", "name": "w2", "inputs": []},
+    {"op": "amp_cast", "name": "w2_amp_cast_bfloat16", "attrs": {"dtype": "bfloat16"}, "inputs": [[11, 0, 0]]},
+    {"op": "Convolution", "name": "c2", "attrs": {"kernel": "(1, 1)", "num_filter": "4", "no_bias": "True"}, "inputs": [[10, 0, 0], [12, 0, 0]]},
+    {"op": "amp_cast", "name": "r1_amp_cast_float32", "attrs": {"dtype": "float32"}, "inputs": [[10, 0, 0]]},
+    {"op": "amp_multicast", "name": "c2_amp_multicast", "attrs": {"num_outputs": "2"}, "inputs": [[13, 0, 0], [14, 0, 0]]},
+    {"op": "elemwise_add", "name": "add", "inputs": [[15, 0, 0], [15, 1, 0]]},
+    {"op": "Activation", "name": "r2", "attrs": {"act_type": "relu"}, "inputs": [[16, 0, 0]]},
+    {"op": "amp_cast", "name": "r2_amp_cast_float32", "attrs": {"dtype": "float32"}, "inputs": [[17, 0, 0]]}
+  ],
+  "arg_nodes": [0, 2, 5, 6, 7, 8, 11],
+  "heads": [[18, 0, 0]]
+})json";
+
+}  // namespace
+
+TEST_CASE("AMP casts fold away: weights rounded once, float32 casts and amp_multicast removed, fusion kept",
+          "[graph][passes][amp_cast]") {
+  const Graph graph = ParseSymbolJson(kAmpBlock);
+  CheckGraphOperators(graph);
+  const float w1 = 1.f + 0x1p-8f;  // a tie between two bfloat16 values: rounds down to the even 1.0
+  const float w2 = 1.f + 3 * 0x1p-8f;  // also a tie: rounds up to the even 1 + 2^-6
+  std::map<std::string, NDArrayPtr> params = {
+      {"w1", Filled({4, 3, 3, 3}, w1)}, {"g", Filled({4}, 1.f)},  {"b", Filled({4}, 0.f)},
+      {"m", Filled({4}, 0.f)},          {"v", Filled({4}, 1.f)},  {"w2", Filled({4, 4, 1, 1}, w2)},
+  };
+  BoundGraph g = BindParameters(graph, params);
+  REQUIRE(g.input_names == std::vector<std::string>{"data"});
+  Optimize(g, CpuRules());
+
+  std::vector<std::string> ops;
+  for (int id : TopologicalOrder(g.graph))
+    if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].op);
+  // Only the rounding of the data (a computed value) is left to run.
+  REQUIRE(ops == std::vector<std::string>{"amp_cast", "Convolution", "Convolution"});
+  const Node& c1 = g.graph.nodes[4];
+  const Node& c2 = g.graph.nodes[13];
+  REQUIRE(c1.post_ops == Ops({kRelu}));
+  REQUIRE(c2.post_ops == Ops({kSum, kRelu}));
+  REQUIRE(c1.inputs[0] == NodeEntry{1, 0});
+  REQUIRE(c2.inputs.back() == NodeEntry{4, 0});  // the residual: the first convolution, uncast
+  // BatchNorm (scale 1 / sqrt(1 + 1e-3)) folds into the rounded weight.
+  const double scale = 1.0 / std::sqrt(1.0 + 1e-3);
+  REQUIRE(g.constants.at(c1.inputs[1].node)->data_as<float>()[0] == Approx(1.0 * scale).epsilon(1e-7));
+  REQUIRE(g.constants.at(c2.inputs[1].node)->data_as<float>()[0] == 1.f + 0x1p-6f);
+  REQUIRE(g.graph.outputs[0] == NodeEntry{13, 0});
+}
+
+TEST_CASE("a weight read through amp_cast is still checked and required at binding", "[graph][passes][amp_cast]") {
+  const Graph graph = ParseSymbolJson(kAmpBlock);
+  std::map<std::string, NDArrayPtr> params = {
+      {"w1", Filled({4, 3, 3, 3}, 1.f)}, {"g", Filled({4}, 1.f)}, {"b", Filled({4}, 0.f)},
+      {"m", Filled({4}, 0.f)},           {"v", Filled({4}, 1.f)},
+  };
+  try {
+    BindParameters(graph, params);
+    FAIL("expected an error for the missing w2");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == Status::kNotFound);
+    REQUIRE(std::string(e.what()).find("'w2'") != std::string::npos);
+  }
+  params["w2"] = Filled({5, 4, 1, 1}, 1.f);
+  try {
+    BindParameters(graph, params);
+    FAIL("expected an error for the mis-shaped w2");
+  } catch (const Error& e) {
+    REQUIRE(e.status() == Status::kShape);
+    REQUIRE(std::string(e.what()).find("'c2'") != std::string::npos);
+  }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Makes (or reuses) the bfloat16 AMP fixtures (tests/amp/make_fixtures.py) and prints their directory.
+#
+#   tests/amp/make_fixtures.sh [--force]
+#
+# Directory: ${QUIVER_CACHE:-$HOME/.cache/quiver}/amp-bf16, reused while its stamp holds the SHA-256 of
+# make_fixtures.py together with the digits model it converts (from scripts/make_fixtures.sh, made
+# first if missing); otherwise regenerated with scripts/setup_mxnet_venv.sh's python into a temporary
+# sibling that replaces it only once complete (scripts/cached_dir.sh). Logs go to stderr.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/../../scripts/cached_dir.sh"
+CACHED_DIR_LOG="amp fixtures"
+
+force=0
+for arg in "$@"; do
+  case "$arg" in
+    --force) force=1 ;;
+    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "amp fixtures: unknown argument: $arg" >&2; exit 2 ;;
+  esac
+done
+
+digits="$(bash "$HERE/../../scripts/make_fixtures.sh")"
+key="$(cat "$HERE/make_fixtures.py" "$digits/digits_cnn-symbol.json" "$digits/digits_cnn-0000.params" \
+  "$digits/manifest.json" | sha256sum | cut -d' ' -f1)"
+
+generate() {  # OUT_DIR
+  env -u PYTHONPATH "$(bash "$HERE/../../scripts/setup_mxnet_venv.sh")" "$HERE/make_fixtures.py" \
+    --out "$1" --digits "$digits"
+}
+
+cached_dir "${QUIVER_CACHE:-$HOME/.cache/quiver}/amp-bf16" .stamp "$key" "$force" generate
