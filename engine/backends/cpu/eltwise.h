@@ -29,11 +29,14 @@ class ElementwiseLoopKernel : public Kernel {
   int64_t n_;
 };
 
-// One input, one output, y = f(x) as a loop. A function with f(0) = 0 runs in the input's own layout
-// (a blocked layout's zero padding stays zero); any other runs on row-major data.
+// One input, one output, y = f(x) as a float32 loop. A function with f(0) = 0 runs in the input's own
+// layout when that holds float32 (a blocked layout's zero padding stays zero); any other runs on
+// row-major float32 data (a bfloat16 input is converted first).
 template <typename F>
 KernelBuild BuildElementwiseLoop(const KernelRequest& req, F f, bool keeps_zero) {
-  const Desc data = keeps_zero ? req.inputs[0].desc : PlainDesc(req.inputs[0].type.shape);
+  const Desc& in = req.inputs[0].desc;
+  const bool own_layout = keeps_zero && in.get_data_type() == dnnl::memory::data_type::f32;
+  const Desc data = own_layout ? in : PlainDesc(req.inputs[0].type.shape);
   KernelBuild build;
   build.runtime_inputs = {0};
   build.input_descs = {data};

@@ -185,6 +185,25 @@ TEST_CASE("bfloat16 pooling after a bfloat16 convolution matches the reference",
   }
 }
 
+TEST_CASE("a float32 loop kernel after a bfloat16 convolution reads float32 data", "[ops][precision]") {
+  if (!CpuRunsBFloat16()) {
+    WARN("not run: this CPU has no native bfloat16 instructions");
+    return;
+  }
+  // softsign (no oneDNN primitive: a plain loop) is 1-Lipschitz, so it keeps the convolution's bound.
+  const ConvCase c = kConvCases[1];
+  RunCase("softsign after conv " + Describe(c), [&] {
+    Net net(61);
+    const int conv = net.Conv("conv0", net.g.Variable("data"), c.x[1], c.filters, c.p, c.bias);
+    net.g.Output(net.g.Op("Activation", "act0", {{"act_type", "softsign"}}, {conv}));
+    RoundParams(net, {"conv0_weight"});
+    const Tensor x = Rounded(qv_test::Random(c.x, &net.rng));
+    auto [want, m] = RefConvAndBound(net, "conv0", x, c);
+    for (float& v : want.data) v = v / (1.f + std::fabs(v));
+    ExpectWithinBFloat16(RunBFloat16(net, x), want, m, "softsign after conv " + Describe(c));
+  });
+}
+
 TEST_CASE("bfloat16 fully connected layers match the reference, on 2-D data and after a convolution",
           "[ops][precision]") {
   if (!CpuRunsBFloat16()) {
