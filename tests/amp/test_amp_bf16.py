@@ -35,6 +35,7 @@ QUIVER_AMP_DIR names the fixture directory (tests/amp/make_fixtures.sh prints it
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -71,9 +72,11 @@ def load(model, key, shape_key):
     return np.fromfile(FIXTURES / model["files"][key], dtype="<f4").reshape(model[shape_key])
 
 
-def run_quiver(model):
-    predictor = quiver.Predictor(str(FIXTURES / model["prefix"]))
-    return np.asarray(predictor.predict(load(model, "input", "input_shape")), dtype=np.float64)
+@functools.lru_cache(maxsize=None)  # each model's output is compared three times: run it once
+def quiver_output(prefix):
+    model = next(m for m in MODELS if m["prefix"] == prefix)
+    with quiver.Predictor(str(FIXTURES / prefix)) as predictor:
+        return np.asarray(predictor.predict(load(model, "input", "input_shape")), dtype=np.float64)
 
 
 def amp_error(model, path):
@@ -96,7 +99,7 @@ def test_fixture_is_what_it_claims(model):
 
 @pytest.mark.parametrize("model", MODELS, ids=[m["prefix"] for m in MODELS])
 def test_matches_mxnet_float32_with_the_same_roundings(model):
-    got = run_quiver(model)
+    got = quiver_output(model["prefix"])
     want = load(model, "emulated", "output_shape")
     error = float(np.max(np.abs(got - want)))
     bound = FLOAT32_TOLERANCE * model["output_scale"] + model["flip_allowance"]
@@ -106,7 +109,7 @@ def test_matches_mxnet_float32_with_the_same_roundings(model):
 @pytest.mark.parametrize("path", AMP_PATHS)
 @pytest.mark.parametrize("model", MODELS, ids=[m["prefix"] for m in MODELS])
 def test_matches_mxnet_amp_within_twice_its_bfloat16_error(model, path):
-    got = run_quiver(model)
+    got = quiver_output(model["prefix"])
     want = load(model, path, "output_shape")
     error = float(np.max(np.abs(got - want)))
     bound = amp_bound(model, path)

@@ -22,8 +22,9 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   // Data and weights in the op's precision; bias, accumulation and the output stay float32.
   const auto type = ComputeType(req.precision);
 
+  const bool view_4d = p.flatten && x.size() == 4;
   Desc src, wei_plain, wei_any;
-  if (p.flatten && x.size() == 4) {
+  if (view_4d) {
     // The producer's layout when it is in the compute type already, else the one oneDNN prefers.
     src = data.desc.get_data_type() == type ? data.desc : Desc(ToDims(x), type, memory::format_tag::any);
     wei_plain = Desc({p.num_hidden, x[1], x[2], x[3]}, f32, memory::format_tag::oihw);
@@ -39,7 +40,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
                                                          wei_any, bias, dst, BaseAttr());
   src = pd.src_desc();
   // The runtime input as the plan sees it: the 4-D layout, or the row-major data behind the 2-D view.
-  const Desc input_desc = p.flatten && x.size() == 4 ? src : PlainDesc(x, type);
+  const Desc input_desc = view_4d ? src : PlainDesc(x, type);
   const Desc wei = pd.weights_desc();
 
   std::unordered_map<int, ArgSource> args;

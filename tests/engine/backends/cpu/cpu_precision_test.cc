@@ -10,26 +10,17 @@
 // 2 * 2^-8 * M + 2^-10 * M < 3 * 2^-8 * M, the bound checked (for the residual sum M is both
 // convolutions' M added; for pooling, the largest M in the window).
 #include <cmath>
-#include <cstring>
 
 #include "engine/ops/op_test_util.h"
+#include "ops/amp_cast.h"
 
 using namespace qv_op_test;
 
 namespace {
 
-// Rounds to the nearest bfloat16 (ties to even), kept in float32.
-float RoundToBFloat16(float v) {
-  uint32_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  bits += 0x7FFF + ((bits >> 16) & 1);
-  bits &= 0xFFFF0000u;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
+// Every value made exactly representable in bfloat16 (MXNet's amp_cast rounding, ops/amp_cast.h).
 Tensor Rounded(Tensor t) {
-  for (float& v : t.data) v = RoundToBFloat16(v);
+  for (float& v : t.data) v = qv::RoundToBFloat16(v);
   return t;
 }
 
