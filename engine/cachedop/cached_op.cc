@@ -4,6 +4,8 @@
 #include "common/error.h"
 #include "common/flags.h"
 #include "graph/graph_check.h"
+#include "graph/mxnet_subgraphs.h"
+#include "ops/int8_hints.h"
 #include "scheduler/invocation_control.h"
 
 namespace qv {
@@ -73,6 +75,39 @@ std::vector<int> PackableParameters(const BoundGraph& g, const ConstantMap& cons
 // One admitted invocation: returns its slot when released, whether the work ran or was skipped.
 using InflightSlot = CountedSlot;
 
+
+// The precision the op runs: int8 needs a model that says how to quantize (MXNet's int8 models, or
+// quiver.calibrate's output), which `auto` then picks where the device has int8 arithmetic.
+Precision ResolveModelPrecision(const Graph& graph, const Backend& backend, const CachedOpOptions& options) {
+  const bool calibrated = CountInt8Nodes(graph) > 0;
+  if (options.precision == Precision::kInt8)
+    Check(calibrated, Status::kInvalidArgument,
+          "precision 'int8' needs a model with int8 calibration (an MXNet quantize_net export, or "
+          "quiver.calibrate's output); this one has none");
+  if (options.precision == Precision::kAuto && calibrated) {
+    try {
+      return backend.ResolvePrecision(Precision::kInt8, options.device);
+    } catch (const Error& e) {
+      if (e.status() != Status::kUnsupported) throw;
+    }
+  }
+  return backend.ResolvePrecision(options.precision, options.device);
+}
+
+// An int8 node's output range is that of everything MXNet fused after it: graph passes must have
+// fused the same operators.
+void CheckInt8Fusions(const Graph& graph) {
+  for (int id : TopologicalOrder(graph)) {
+    const Node& node = graph.nodes[id];
+    if (node.is_variable()) continue;
+    const Int8Hints hints = Int8Hints::Parse(AttrsOf(node));
+    Check(!hints.present || static_cast<int>(node.fused.size()) == hints.fused_ops, Status::kUnsupported,
+          "node '" + node.name + "': MXNet fused " + std::to_string(hints.fused_ops) +
+              " operators into this int8 node, Quiver " + std::to_string(node.fused.size()) +
+              "; its int8 output range would not apply");
+  }
+}
+
 }  // namespace
 
 CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, std::string>>& flags,
@@ -119,14 +154,17 @@ CachedOp::CachedOp(BoundGraph graph, ConstantMap constants, const Backend& backe
       options_.thread_safe ? nullptr : serial_var_);
 }
 
-std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& params,
+std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& file_params,
                                            const CachedOpOptions& options) {
+  std::map<std::string, NDArrayPtr> params = file_params;
+  DequantizeInt8Params(graph, params);
   CheckGraphOperators(graph);
   const Backend& backend = FindBackend(options.device);
   CachedOpOptions resolved = options;
-  resolved.precision = backend.ResolvePrecision(options.precision, options.device);
+  resolved.precision = ResolveModelPrecision(graph, backend, options);
   BoundGraph bound = BindParameters(graph, params);
   Optimize(bound, backend.fusions());
+  if (resolved.precision == Precision::kInt8) CheckInt8Fusions(bound.graph);
   for (int id : TopologicalOrder(bound.graph)) {
     const Node& node = bound.graph.nodes[id];
     Check(node.is_variable() || backend.Supports(node.op), Status::kUnsupported,

@@ -18,6 +18,8 @@ struct NodeEntry {
   bool operator<(const NodeEntry& o) const { return node != o.node ? node < o.node : index < o.index; }
 };
 
+struct Graph;
+
 // A node of the file's graph that graph passes merged into another (see Node::fused).
 struct FusedNode {
   std::string op;  // canonical operator name
@@ -36,6 +38,9 @@ struct Node {
   // The file's nodes that graph passes merged into this one, in the order they were merged (with the
   // nodes merged into those before them): what tools report as fused.
   std::vector<FusedNode> fused;
+  // MXNet's fused oneDNN operators (_sg_mkldnn_conv, ...) carry the nodes they fused as a subgraph;
+  // ExpandMxnetSubgraphs (graph/mxnet_subgraphs.h) inlines them when a model is loaded.
+  std::vector<Graph> subgraphs;
 
   bool is_variable() const { return op == "null"; }
 };

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/utf8.h"
+#include "graph/mxnet_subgraphs.h"
 #include "ops/op.h"
 
 namespace qv {
@@ -149,6 +150,8 @@ void ParseInputs(const json& node, size_t index, size_t node_count, const std::s
   }
 }
 
+Graph ParseGraph(const json& root);
+
 Node ParseNode(const json& value, size_t index, size_t node_count) {
   if (!value.is_object()) Fail(NodeLabel(index, nullptr) + " must be an object, got " + std::string(value.type_name()));
   Node node;
@@ -166,9 +169,19 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
   if (node.is_variable() && !node.inputs.empty())
     Fail(label + " is a variable (op \"null\") but has " + std::to_string(node.inputs.size()) + " input(s)");
   auto sub = value.find("subgraphs");
-  if (sub != value.end() && !sub->is_null() && !(sub->is_array() && sub->empty()))
-    throw Error(Status::kUnsupported, label + " (op " + Quote(node.op) +
-                                        ") has subgraphs; control-flow operators are not supported");
+  if (sub != value.end() && !sub->is_null() && !(sub->is_array() && sub->empty())) {
+    if (!IsMxnetFusedOp(node.op))
+      throw Error(Status::kUnsupported, label + " (op " + Quote(node.op) +
+                                          ") has subgraphs; control-flow operators are not supported");
+    if (!sub->is_array()) Fail(label + " field \"subgraphs\" must be an array, got " + std::string(sub->type_name()));
+    for (size_t i = 0; i < sub->size(); ++i) {
+      try {
+        node.subgraphs.push_back(ParseGraph((*sub)[i]));
+      } catch (const Error& e) {
+        throw Error(e.status(), label + " subgraph " + std::to_string(i) + ": " + e.what());
+      }
+    }
+  }
   return node;
 }
 
@@ -215,7 +228,9 @@ Graph ParseGraph(const json& root) {
 
 Graph ParseSymbolJson(const std::string& text) {
   try {
-    return ParseGraph(ParseText(text));
+    Graph graph = ParseGraph(ParseText(text));
+    ExpandMxnetSubgraphs(graph);
+    return graph;
   } catch (const Error& e) {
     throw Error(e.status(), std::string("symbol JSON: ") + e.what());
   } catch (const json::exception& e) {

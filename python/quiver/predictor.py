@@ -44,8 +44,10 @@ class Predictor:
         static_shape: True fixes the input shapes at the first prediction.
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
         precision: what the model computes in: ``"float32"`` (the default), ``"bfloat16"`` (on CPUs
-            with native bfloat16 instructions; about 3 significant digits) or ``"auto"`` (the fastest
-            this CPU runs natively). Inputs and outputs stay float32. See the README: Precision.
+            with native bfloat16 instructions; about 3 significant digits), ``"int8"`` (models that
+            carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with VNNI) or
+            ``"auto"`` (the fastest this CPU runs natively for this model). Inputs and outputs stay
+            float32. See the README: Precision.
         max_batch_size, batch_timeout_us, instances, max_queue: keywords for the scheduling flags of
             the same names (see the README): predictions from many threads are queued and merged into
             batches of up to ``max_batch_size`` rows. Omitted: no request queue.

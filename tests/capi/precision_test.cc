@@ -78,7 +78,8 @@ TEST_CASE("bfloat16 runs where the CPU has it and is refused, naming the instruc
   REQUIRE(QvFreeCachedOp(op) == QV_OK);
 }
 
-TEST_CASE("precision values outside the four names and int8 without its path fail clearly", "[capi][precision]") {
+TEST_CASE("precision values outside the four names, and int8 on a model without int8 calibration, fail clearly",
+          "[capi][precision]") {
   TinyParams params = MakeTinyParams();
   QvCachedOpHandle op = nullptr;
   for (const char* bad : {"bf16", "fp32", "float16", "", "BFLOAT16"}) {
@@ -88,7 +89,7 @@ TEST_CASE("precision values outside the four names and int8 without its path fai
     CHECK(op == nullptr);
   }
   EXPECT_QV_FAILURE(TryCreateCachedOp(TinyModelJson(), params, {{"precision", "int8"}}, 1, &op),
-                    STATUSES(QV_ERR_UNSUPPORTED), "int8");
+                    STATUSES(QV_ERR_INVALID_ARGUMENT), "int8", "calibration");
   CHECK(op == nullptr);
 }
 

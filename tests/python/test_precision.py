@@ -45,7 +45,7 @@ def test_digits_cnn_keeps_its_accuracy_in_bfloat16(manifest, bfloat16):
 def test_bad_precisions_are_refused_naming_the_flag(manifest):
     with pytest.raises(quiver.InvalidArgumentError, match="precision.*float32, bfloat16, int8, auto"):
         quiver.Predictor(prefix("tiny"), precision="half")
-    with pytest.raises(quiver.UnsupportedError, match="int8"):
+    with pytest.raises(quiver.InvalidArgumentError, match="int8.*calibration"):
         quiver.Predictor(prefix("tiny"), precision="int8")
     with pytest.raises(quiver.InvalidArgumentError, match="precision"):
         quiver.Predictor(prefix("tiny"), precision="bfloat16", options={"precision": "float32"})

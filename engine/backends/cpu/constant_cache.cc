@@ -15,8 +15,23 @@ std::shared_ptr<void> ConstantCache::Get(const ConstantPtr& param, const Desc& f
   const Desc& actual = param->is_packed() ? DescOf(*param->layout()) : from;
   if (actual == to) return BytesOf(param);  // already in place: no copy
   for (const auto& e : entries_)
-    if (e.source == param->data() && e.layout == to) return e.data;
+    if (e.source == param->data() && e.layout == to && !e.derived) return e.data;
   entries_.push_back({param->data(), to, Reorder(*param, from, to)});
+  return entries_.back().data;
+}
+
+std::shared_ptr<void> ConstantCache::GetDerived(const ConstantPtr& param, const Desc& key,
+                                                const std::function<std::shared_ptr<void>(const float*)>& make) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& e : entries_)
+    if (e.source == param->data() && e.layout == key && e.derived) return e.data;
+  std::shared_ptr<void> plain;
+  if (param->is_packed()) {
+    const auto dims = DescOf(*param->layout()).get_dims();
+    plain = ReorderConstant(param->data(), DescOf(*param->layout()), PlainDesc(Shape(dims.begin(), dims.end())));
+  }
+  const float* values = static_cast<const float*>(plain ? plain.get() : param->data());
+  entries_.push_back({param->data(), key, make(values), true});
   return entries_.back().data;
 }
 
@@ -37,7 +52,7 @@ ConstantPtr ConstantCache::Repack(const ConstantPtr& param) {
   if (param->is_packed()) return param;
   const Entry* only = nullptr;
   for (const auto& e : entries_) {
-    if (e.source != param->data()) continue;
+    if (e.source != param->data() || e.derived) continue;
     if (only) return param;  // wanted in several layouts: keep the plain source
     only = &e;
   }

@@ -7,6 +7,7 @@
 // reordered from the packed bytes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -21,6 +22,12 @@ class ConstantCache : public ConstantStore {
   // descriptor, as the kernel groups its dimensions).
   std::shared_ptr<void> Get(const ConstantPtr& param, const Desc& from, const Desc& to);
 
+  // A buffer `make` computes from `param`'s float32 values in row-major order (quantized weights), made
+  // once per `key` and shared with later plans like the reordered copies, but never taking the
+  // parameter's place (Repack).
+  std::shared_ptr<void> GetDerived(const ConstantPtr& param, const Desc& key,
+                                   const std::function<std::shared_ptr<void>(const float*)>& make);
+
   ConstantPtr Repack(const ConstantPtr& param) override;
 
  private:
@@ -28,6 +35,7 @@ class ConstantCache : public ConstantStore {
     const void* source;
     Desc layout;
     std::shared_ptr<void> data;
+    bool derived = false;
   };
   std::shared_ptr<void> Reorder(const Constant& param, const Desc& from, const Desc& to);
 

@@ -69,7 +69,7 @@ class CpuBackend : public Backend {
   }
   const DeviceMemory& memory() const override { return DeviceMemoryOf(Device{}); }
 
-  bool Supports(const std::string& op) const override { return FindCpuKernel(op) != nullptr; }
+  bool Supports(const std::string& op) const override { return FindCpuKernel(op).factory != nullptr; }
   std::vector<std::string> SupportedOps() const override { return ListCpuKernels(); }
   const FusionRules& fusions() const override { return fusions_; }
   Precision ResolvePrecision(Precision requested, const Device&) const override {
@@ -79,15 +79,19 @@ class CpuBackend : public Backend {
   std::unique_ptr<ConstantStore> NewConstantStore() const override { return std::make_unique<ConstantCache>(); }
 
   qv::KernelBuild BuildKernel(const qv::KernelRequest& request) const override {
-    const KernelFactory factory = FindCpuKernel(request.attrs.op());
-    Check(factory != nullptr, Status::kUnsupported, request.attrs.Where() + "has no kernel on cpu(0)");
+    const CpuKernel kernel = FindCpuKernel(request.attrs.op());
+    Check(kernel.factory != nullptr, Status::kUnsupported, request.attrs.Where() + "has no kernel on cpu(0)");
     std::vector<cpu::ValueInfo> inputs;
-    for (const auto& in : request.inputs) inputs.push_back({in.type, DescOf(*in.layout), in.constant});
+    for (const auto& in : request.inputs) {
+      const Desc& desc = DescOf(*in.layout);
+      if (IsQuantized(desc) && !kernel.reads_int8) inputs.push_back({in.type, PlainDesc(in.type.shape), in.constant, {}});
+      else inputs.push_back({in.type, desc, in.constant, QuantizationOf(*in.layout)});
+    }
     cpu::KernelBuild built;
     try {
       const WholeBudgetThreads threads;
-      built = factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs,
-                       request.precision});
+      built = kernel.factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs,
+                              request.precision});
     } catch (const dnnl::error& e) {
       throw Error(Status::kUnsupported, request.attrs.Where() + "oneDNN cannot build its kernel: " + e.what());
     }
@@ -97,8 +101,12 @@ class CpuBackend : public Backend {
 
     qv::KernelBuild build;
     build.runtime_inputs = std::move(built.runtime_inputs);
-    for (const Desc& d : built.input_descs) build.input_layouts.push_back(ToLayout(d));
-    for (const Desc& d : built.output_descs) build.output_layouts.push_back(ToLayout(d));
+    built.input_quants.resize(built.input_descs.size());
+    built.output_quants.resize(built.output_descs.size());
+    for (size_t i = 0; i < built.input_descs.size(); ++i)
+      build.input_layouts.push_back(ToLayout(built.input_descs[i], built.input_quants[i]));
+    for (size_t i = 0; i < built.output_descs.size(); ++i)
+      build.output_layouts.push_back(ToLayout(built.output_descs[i], built.output_quants[i]));
     build.accumulate_input = built.accumulate_input;
     build.flops = built.flops;
     build.kernel = std::move(built.kernel);
@@ -108,7 +116,7 @@ class CpuBackend : public Backend {
   LayoutPtr PlainLayout(const TensorType& type) const override { return ToLayout(PlainDesc(type.shape)); }
   std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const override {
     const WholeBudgetThreads threads;
-    return MakeReorderKernel(DescOf(*from), DescOf(*to));
+    return MakeReorderKernel(DescOf(*from), DescOf(*to), QuantizationOf(*to));
   }
 
   int StepParallelism(double flops, double bytes) const override { return ThreadsWorthUsing(flops, bytes); }

@@ -17,6 +17,11 @@ bool HasNativeBFloat16(dnnl::cpu_isa isa) {
   return Includes(isa, dnnl::cpu_isa::avx512_core_bf16) || Includes(isa, dnnl::cpu_isa::avx2_vnni_2);
 }
 
+// int8 dot products: AVX512_VNNI (Cascade Lake, Zen 4 and later) or AVX-VNNI (Alder Lake and later).
+bool HasNativeInt8(dnnl::cpu_isa isa) {
+  return Includes(isa, dnnl::cpu_isa::avx512_core_vnni) || Includes(isa, dnnl::cpu_isa::avx2_vnni);
+}
+
 }  // namespace
 
 Precision ResolveCpuPrecision(Precision requested) {
@@ -29,8 +34,10 @@ Precision ResolveCpuPrecision(Precision requested) {
             "avx_vnni_int8), which this CPU lacks or ONEDNN_MAX_CPU_ISA hides; use 'float32' or 'auto'");
       return requested;
     case Precision::kInt8:
-      throw Error(Status::kUnsupported, "precision 'int8' is not implemented on cpu(0) yet; use 'float32', "
-                                        "'bfloat16' or 'auto'");
+      Check(HasNativeInt8(isa), Status::kUnsupported,
+            "precision 'int8' needs int8 dot-product instructions (avx512_vnni, or avx_vnni on AVX2 cores), "
+            "which this CPU lacks or ONEDNN_MAX_CPU_ISA hides; use 'float32' or 'auto'");
+      return requested;
     case Precision::kAuto: return HasNativeBFloat16(isa) ? Precision::kBFloat16 : Precision::kFloat32;
   }
   return Precision::kFloat32;

@@ -13,7 +13,8 @@ namespace qv::cpu {
 // falls back to float32 for an explicit request).
 Precision ResolveCpuPrecision(Precision requested);
 
-// The data type a kernel computes in for a resolved precision.
+// The data type a kernel computes in for a resolved precision (at int8, layers without int8 hints,
+// ops/int8_hints.h, compute in float32).
 dnnl::memory::data_type ComputeType(Precision precision);
 
 }  // namespace qv::cpu

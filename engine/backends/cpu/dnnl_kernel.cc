@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "common/error.h"
@@ -130,10 +131,19 @@ std::shared_ptr<void> ReorderConstant(const void* data, const Desc& from, const 
   return out;
 }
 
-DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args)
-    : args_(std::move(args)), primitive_(pd.get()), scratchpad_(pd.scratchpad_desc()) {}
+DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args,
+                       std::vector<ScaleWrite> scale_writes)
+    : args_(std::move(args)),
+      scale_writes_(std::move(scale_writes)),
+      primitive_(pd.get()),
+      scratchpad_(pd.scratchpad_desc()) {}
 
 void DnnlKernel::Execute(const ExecArgs& exec) const {
+  for (const ScaleWrite& w : scale_writes_) {
+    float value = w.value;
+    if (w.from_input >= 0) std::memcpy(&value, static_cast<const char*>(exec.inputs[w.from_input]) + w.from_offset, sizeof value);
+    std::memcpy(static_cast<char*>(exec.outputs[w.output]) + w.offset, &value, sizeof value);
+  }
   std::unordered_map<int, dnnl::memory> args;
   args.reserve(args_.size() + 1);
   for (const auto& [id, source] : args_) {
@@ -142,6 +152,8 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
       case ArgSource::kInput: ptr = exec.inputs[source.index]; break;
       case ArgSource::kOutput: ptr = exec.outputs[source.index]; break;
       case ArgSource::kConstant: ptr = source.constant.get(); break;
+      case ArgSource::kInputScale: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
+      case ArgSource::kOutputScale: ptr = static_cast<char*>(exec.outputs[source.index]) + source.offset; break;
     }
     args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
   }

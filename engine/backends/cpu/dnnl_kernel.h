@@ -4,6 +4,7 @@
 #pragma once
 
 #include <unordered_map>
+#include <vector>
 
 #include "backends/cpu/kernel.h"
 
@@ -22,10 +23,23 @@ dnnl::primitive_attr BaseAttr();
 
 // Where a primitive argument comes from at execution time.
 struct ArgSource {
-  enum Kind { kInput, kOutput, kConstant } kind;
+  // kInput/kOutput: a runtime tensor; kInputScale/kOutputScale: the scale stored after its int8 data
+  // (backends/cpu/quantized.h), `offset` bytes into the buffer.
+  enum Kind { kInput, kOutput, kConstant, kInputScale, kOutputScale } kind;
   int index = 0;                 // into ExecArgs::inputs / outputs
   std::shared_ptr<void> constant;  // kConstant: data in `desc`, owned here
   Desc desc;
+  size_t offset = 0;
+};
+
+// Before the primitive runs, output `output`'s scale (at `offset`) is set: to `value`, or, when
+// `from_input` >= 0, copied from that input's scale (at `from_offset`).
+struct ScaleWrite {
+  int output = 0;
+  size_t offset = 0;
+  float value = 0;
+  int from_input = -1;
+  size_t from_offset = 0;
 };
 
 class DnnlKernel : public Kernel {
@@ -34,11 +48,13 @@ class DnnlKernel : public Kernel {
   // oneDNN splits the work into that many tasks. A run with a smaller lease runs the same tasks on
   // fewer threads; the threadpool runtime's kernels never wait for each other inside a loop, so that is
   // always safe, and one primitive serves every lease.
-  DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args);
+  DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args,
+             std::vector<ScaleWrite> scale_writes = {});
   void Execute(const ExecArgs& args) const override;
 
  private:
   std::unordered_map<int, ArgSource> args_;
+  std::vector<ScaleWrite> scale_writes_;
   const dnnl::primitive primitive_;
   const Desc scratchpad_;
 };
@@ -57,7 +73,9 @@ int ComputeThreads();
 
 namespace qv::cpu {
 
-// Converts a tensor from layout `from` to layout `to` (both describe the same logical shape).
-std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to);
+// Converts a tensor from layout `from` to layout `to` (both describe the same logical shape), through
+// the scales of int8 tensors (kernel.h: Quantization): into an int8 `to` with `to_quant`'s fixed scale,
+// else with the scale `from` has, or, from float data, the scale measured on it.
+std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, const Quantization& to_quant = {});
 
 }  // namespace qv::cpu

@@ -2,6 +2,7 @@
 // layout directly (the weights take the matching 4-D view); other cases see row-major 2-D views.
 #include "backends/cpu/constant_cache.h"
 #include "backends/cpu/cpu_precision.h"
+#include "backends/cpu/int8_support.h"
 #include "ops/fully_connected.h"
 
 namespace qv::cpu {
@@ -9,12 +10,69 @@ namespace {
 
 using dnnl::memory;
 
+// At precision int8, an inner product MXNet quantized: int8 or uint8 data, int8 weights with one
+// scale, float32 bias and accumulation, and an int8, uint8 or float32 output, row-major.
+KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnectedParams& p, const Int8Hints& h) {
+  const ValueInfo& data = req.inputs[0];
+  const ValueInfo& weight = req.inputs[1];
+  const Shape& x = data.type.shape;
+  const int64_t k = weight.type.shape[1];
+  const int64_t rows = ElementCount(x) / k;
+  const Int8Input in = Int8InputOf(data, h);
+  const bool view_4d = p.flatten && x.size() == 4;
+  const memory::dims wdims = view_4d ? memory::dims{p.num_hidden, x[1], x[2], x[3]} : memory::dims{p.num_hidden, k};
+  const auto wtag = view_4d ? memory::format_tag::oihw : memory::format_tag::ab;
+  Desc src = Desc({rows, k}, in.type, memory::format_tag::ab);
+  if (view_4d) src = IsQuantized(data.desc) ? data.desc : Desc(ToDims(x), in.type, memory::format_tag::any);
+  const bool int8_out = h.out_type != DType::kFloat32;
+  const Desc dst({rows, p.num_hidden}, DnnlType(h.out_type), memory::format_tag::ab);
+  const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, memory::data_type::f32, memory::format_tag::a);
+  dnnl::primitive_attr attr = BaseAttr();
+  attr.set_scales_mask(DNNL_ARG_SRC, 0);
+  attr.set_scales_mask(DNNL_ARG_WEIGHTS, h.channelwise ? 1 : 0);
+  if (int8_out) attr.set_scales_mask(DNNL_ARG_DST, 0);
+  const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
+                                                         Desc(wdims, memory::data_type::s8, memory::format_tag::any),
+                                                         bias, dst, attr);
+  src = pd.src_desc();
+  const Desc input_desc = view_4d ? src : PlainDesc(x, in.type);
+  const Int8Weights w = QuantizeWeights(req.constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
+                                        pd.weights_desc(), h.channelwise, h.weight_levels);
+
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.data, pd.weights_desc()};
+  if (!p.no_bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, bias, bias), bias};
+  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, 0, nullptr, ScaleDesc(), ScaleOffset(input_desc)};
+  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.scales, ScaleDesc(w.scale_count)};
+  std::vector<ScaleWrite> writes;
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {input_desc};
+  build.input_quants = {in.quant};
+  build.output_descs = {PlainDesc(req.outputs[0].shape, dst.get_data_type())};
+  if (int8_out) {
+    const Quantization out = Int8Output(h);
+    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(dst)};
+    writes.push_back({0, ScaleOffset(dst), out.scale});
+    build.output_quants = {out};
+  }
+  build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
+  return build;
+}
+
 KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const auto p = FullyConnectedParams::Parse(req.attrs);
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
   Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
   Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
+  if (req.precision == Precision::kInt8) {
+    const Int8Hints hints = Int8Hints::Parse(req.attrs);
+    if (hints.present) return BuildInt8FullyConnected(req, p, hints);
+  }
   const Shape& x = data.type.shape;
   const int64_t k = weight.type.shape[1];
   const int64_t rows = ElementCount(x) / k;
@@ -58,7 +116,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"FullyConnected"}, BuildFullyConnected);
+const CpuKernelRegistrar kRegister({"FullyConnected"}, BuildFullyConnected, true);
 
 }  // namespace
 }  // namespace qv::cpu

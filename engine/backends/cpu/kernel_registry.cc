@@ -6,20 +6,20 @@
 namespace qv::cpu {
 namespace {
 
-std::map<std::string, KernelFactory>& Registry() {
-  static auto* registry = new std::map<std::string, KernelFactory>();
+std::map<std::string, CpuKernel>& Registry() {
+  static auto* registry = new std::map<std::string, CpuKernel>();
   return *registry;
 }
 
 }  // namespace
 
-CpuKernelRegistrar::CpuKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory) {
-  for (const char* op : ops) Registry()[op] = factory;
+CpuKernelRegistrar::CpuKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory, bool reads_int8) {
+  for (const char* op : ops) Registry()[op] = {factory, reads_int8};
 }
 
-KernelFactory FindCpuKernel(const std::string& op) {
+CpuKernel FindCpuKernel(const std::string& op) {
   auto it = Registry().find(op);
-  return it == Registry().end() ? nullptr : it->second;
+  return it == Registry().end() ? CpuKernel{} : it->second;
 }
 
 std::vector<std::string> ListCpuKernels() {

@@ -76,8 +76,10 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const auto algorithm = p.type == PoolingParams::kMax ? dnnl::algorithm::pooling_max
                          : p.count_include_pad         ? dnnl::algorithm::pooling_avg_include_padding
                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
-  // In the producer's layout and data type (bfloat16 after a bfloat16 convolution).
+  // In the producer's layout and data type (bfloat16 after a bfloat16 convolution; int8 data keeps
+  // its scale: maxima and averages of its integers are the output's integers).
   const Desc src = req.inputs[0].desc;
+  const Quantization quant = req.inputs[0].quant;
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
   const dnnl::memory::dims dilation = {0, 0};  // oneDNN counts dilation from 0
@@ -89,13 +91,17 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  std::vector<ScaleWrite> writes;
+  if (IsQuantized(src)) writes.push_back({0, ScaleOffset(dst), 0, 0, ScaleOffset(src)});
   build.input_descs = {src};
+  build.input_quants = {quant};
   build.output_descs = {dst};
-  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
+  build.output_quants = {quant};
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"Pooling"}, BuildPooling);
+const CpuKernelRegistrar kRegister({"Pooling"}, BuildPooling, true);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,0 +1,59 @@
+#include "backends/cpu/int8_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace qv::cpu {
+
+dnnl::memory::data_type DnnlType(DType type) {
+  switch (type) {
+    case DType::kUInt8: return dnnl::memory::data_type::u8;
+    case DType::kInt8: return dnnl::memory::data_type::s8;
+    default: return dnnl::memory::data_type::f32;
+  }
+}
+
+Int8Input Int8InputOf(const ValueInfo& data, const Int8Hints& hints) {
+  if (IsQuantized(data.desc)) return {data.desc.get_data_type(), data.quant};
+  const float scale = hints.in_range ? Int8Hints::Step(*hints.in_range, hints.in_levels) : 0.f;
+  return {DnnlType(hints.in_type), {scale, hints.in_levels}};
+}
+
+Quantization Int8Output(const Int8Hints& hints) {
+  const float levels = Int8Hints::DataLevels(hints.out_type);
+  return {Int8Hints::Step(hints.out_range, levels), levels};
+}
+
+Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
+                            bool channelwise, float levels) {
+  const int64_t channels = plain.get_dims()[0] * (plain.get_dims().size() == 5 ? plain.get_dims()[1] : 1);
+  const int64_t count = ElementCount(weight->type().shape);
+  const int64_t scale_count = channelwise ? channels : 1;
+  const size_t scales_at = (packed.get_size() + 63) / 64 * 64;
+  auto data = cache.GetDerived(weight, packed, [&](const float* w) {
+    const int64_t per_scale = count / scale_count;
+    std::vector<float> scales(static_cast<size_t>(scale_count));
+    std::vector<int8_t> q(static_cast<size_t>(count));
+    for (int64_t s = 0; s < scale_count; ++s) {
+      const float* begin = w + s * per_scale;
+      float largest = 0;
+      for (int64_t i = 0; i < per_scale; ++i) largest = std::max(largest, std::fabs(begin[i]));
+      // MXNet multiplies by levels / max |w|; the kernel multiplies back by its inverse.
+      const float inverse = largest > 0 ? levels / largest : 1.f;
+      scales[s] = 1.f / inverse;
+      // Round to nearest even, saturating, as oneDNN's reorders (MXNet's quantizer) do.
+      for (int64_t i = 0; i < per_scale; ++i)
+        q[s * per_scale + i] = static_cast<int8_t>(std::clamp(std::nearbyint(begin[i] * inverse), -128.f, 127.f));
+    }
+    auto reordered = ReorderConstant(q.data(), plain, packed);
+    auto buffer = AllocateConstant(scales_at + scales.size() * sizeof(float));
+    std::memcpy(buffer.get(), reordered.get(), packed.get_size());
+    std::memcpy(static_cast<char*>(buffer.get()) + scales_at, scales.data(), scales.size() * sizeof(float));
+    return buffer;
+  });
+  return {data, std::shared_ptr<void>(data, static_cast<char*>(data.get()) + scales_at), scale_count};
+}
+
+}  // namespace qv::cpu
