@@ -2,7 +2,7 @@
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
 # engine and C API suites and the C programs (CTest), the Python package's suite, the CI set of the
 # conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo) and MXNet's
-# bfloat16 AMP models against MXNet's outputs (tests/amp), the wheel and
+# bfloat16 AMP models and int8 quantized models against MXNet's outputs (tests/amp, tests/int8), the wheel and
 # the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven:
 # JUnit 5, ScalaTest, Spark in local mode; scripts/test_jvm.sh).
 set -euo pipefail
@@ -12,10 +12,11 @@ build_dir="$(bash scripts/build.sh)"
 export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
 export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
 export QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
+export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
-"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp  # -rs: say why anything skipped
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8  # -rs: say why anything skipped
 # The package's type hints (py.typed) and the examples that use them, under mypy --strict.
 mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 (cd python && "$python" -m mypy --strict --cache-dir "$mypy_cache" -p quiver)
