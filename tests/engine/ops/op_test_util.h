@@ -120,8 +120,9 @@ struct Net {
   }
 
   // A Convolution node; creates "<name>_weight" (unless weight_node is given) and "<name>_bias".
+  // `extra`: further attributes (int8 hints).
   int Conv(const std::string& name, int input, int64_t in_channels, int64_t filters, const ConvParams& p,
-           bool bias, int weight_node = -1) {
+           bool bias, int weight_node = -1, const AttrMap& extra = {}) {
     if (weight_node < 0) {
       const float scale = 1.0f / std::sqrt(static_cast<float>(in_channels / p.num_group * p.kernel_h * p.kernel_w));
       Param(name + "_weight", {filters, in_channels / p.num_group, p.kernel_h, p.kernel_w}, -scale, scale);
@@ -132,7 +133,9 @@ struct Net {
       Param(name + "_bias", {filters});
       inputs.push_back(g.Variable(name + "_bias"));
     }
-    return g.Op("Convolution", name, ConvAttrs(p, filters, bias), inputs);
+    AttrMap attrs = ConvAttrs(p, filters, bias);
+    attrs.insert(extra.begin(), extra.end());
+    return g.Op("Convolution", name, attrs, inputs);
   }
 
   static AttrMap ConvAttrs(const ConvParams& p, int64_t filters, bool bias) {
