@@ -82,25 +82,16 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, PlainWeights(p, wdims, memory::data_type::s8),
                                         pd.weights_desc(), h.channelwise, h.weight_levels);
 
-  std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
-  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.data, pd.weights_desc()};
-  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
-  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, 0, nullptr, ScaleDesc(), ScaleOffset(src)};
-  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.scales, ScaleDesc(w.scale_count)};
-  std::vector<ScaleWrite> writes;
+  const Quantization out = Int8Output(h);
+  Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,
+                            bias ? req.constants.Get(bias->constant, bias_desc, bias_desc) : nullptr, bias_desc,
+                            int8_out ? &out : nullptr);
   KernelBuild build;
   build.runtime_inputs = {0};
   build.input_descs = {src};
   build.input_quants = {in.quant};
   build.output_descs = {dst};
-  if (int8_out) {
-    const Quantization out = Int8Output(h);
-    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(dst)};
-    writes.push_back({0, ScaleOffset(dst), out.scale});
-    build.output_quants = {out};
-  }
+  if (int8_out) build.output_quants = {out};
   if (sum) {
     build.runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
     build.input_descs.push_back(int8_out ? Desc(out_dims, sum_type, nhwc) : dst);
@@ -108,7 +99,7 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
     build.accumulate_input = 1;
   }
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
-  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(a.args), std::move(a.writes));
   return build;
 }
 

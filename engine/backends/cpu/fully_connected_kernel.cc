@@ -39,27 +39,19 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
                                         pd.weights_desc(), h.channelwise, h.weight_levels);
 
-  std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
-  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.data, pd.weights_desc()};
-  if (!p.no_bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, bias, bias), bias};
-  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, 0, nullptr, ScaleDesc(), ScaleOffset(input_desc)};
-  args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.scales, ScaleDesc(w.scale_count)};
-  std::vector<ScaleWrite> writes;
+  const Quantization out = Int8Output(h);
+  Int8Args a = MakeInt8Args(input_desc, dst, pd.weights_desc(), w,
+                            p.no_bias ? nullptr : req.constants.Get(req.inputs[2].constant, bias, bias), bias,
+                            int8_out ? &out : nullptr);
+  a.args[DNNL_ARG_SRC].desc = src;  // the 2-D view of the row-major input
   KernelBuild build;
   build.runtime_inputs = {0};
   build.input_descs = {input_desc};
   build.input_quants = {in.quant};
   build.output_descs = {PlainDesc(req.outputs[0].shape, dst.get_data_type())};
-  if (int8_out) {
-    const Quantization out = Int8Output(h);
-    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(dst)};
-    writes.push_back({0, ScaleOffset(dst), out.scale});
-    build.output_quants = {out};
-  }
+  if (int8_out) build.output_quants = {out};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
-  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(a.args), std::move(a.writes));
   return build;
 }
 

@@ -56,4 +56,20 @@ Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, con
   return {data, std::shared_ptr<void>(data, static_cast<char*>(data.get()) + scales_at), scale_count};
 }
 
+Int8Args MakeInt8Args(const Desc& src, const Desc& dst, const Desc& weights, const Int8Weights& w,
+                      std::shared_ptr<void> bias, const Desc& bias_desc, const Quantization* out) {
+  Int8Args a;
+  a.args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  a.args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  a.args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.data, weights};
+  if (bias) a.args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, std::move(bias), bias_desc};
+  a.args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, 0, nullptr, ScaleDesc(), ScaleOffset(src)};
+  a.args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, w.scales, ScaleDesc(w.scale_count)};
+  if (out) {
+    a.args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(dst)};
+    a.writes.push_back({0, ScaleOffset(dst), out->scale});
+  }
+  return a;
+}
+
 }  // namespace qv::cpu

@@ -32,4 +32,14 @@ struct Int8Weights {
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
                             bool channelwise, float levels);
 
+// The arguments of an int8 convolution or inner product: data from input 0 with the scale stored
+// after it, output 0 (an int8 output's fixed scale `out` written before the primitive reads it), the
+// weights with their scales, and a float32 bias (null: none).
+struct Int8Args {
+  std::unordered_map<int, ArgSource> args;
+  std::vector<ScaleWrite> writes;
+};
+Int8Args MakeInt8Args(const Desc& src, const Desc& dst, const Desc& weights, const Int8Weights& w,
+                      std::shared_ptr<void> bias, const Desc& bias_desc, const Quantization* out);
+
 }  // namespace qv::cpu
