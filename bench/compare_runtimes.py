@@ -13,9 +13,15 @@ import numpy as np
 from bench_process import run_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINES = ["quiver", "quiver-python", "quiver-bf16", "mxnet", "onnxruntime", "openvino-f32", "openvino-default"]
-# Quiver's engines and the precision each runs (quiver-bf16: the C API with precision=bfloat16).
-QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16"}
+ENGINES = ["quiver", "quiver-python", "quiver-bf16", "quiver-int8", "mxnet", "onnxruntime", "openvino-f32",
+           "openvino-default"]
+# Quiver's engines and the precision each runs (quiver-bf16 and -int8: the C API with that precision;
+# quiver-int8 runs MXNet's quantize_net version of the model, NAME-int8, bench/quantize_models.py).
+QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16", "quiver-int8": "int8"}
+
+
+def quiver_prefix(args, model, precision):
+    return os.path.join(args.models_dir, model + ("-int8" if precision == "int8" else ""))
 ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
 
 
@@ -23,8 +29,10 @@ def commands(engine, args, model, clients, threads, iters, check):
     """The command line of one run, and its extra environment."""
     prefix = os.path.join(args.models_dir, model)
     common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
-    if engine in ("quiver", "quiver-bf16"):
-        return ([args.quiver_bench, "--prefix", prefix, "--option", f"precision={QUIVER_PRECISIONS[engine]}"] + common,
+    if engine in ("quiver", "quiver-bf16", "quiver-int8"):
+        precision = QUIVER_PRECISIONS[engine]
+        return ([args.quiver_bench, "--prefix", quiver_prefix(args, model, precision), "--option",
+                 f"precision={precision}"] + common,
                 {"QUIVER_NUM_THREADS": str(threads)})
     if engine == "quiver-python":
         return ([args.quiver_python, os.path.join(HERE, "python_bench.py"), "--prefix", prefix] + common,
@@ -40,13 +48,14 @@ def commands(engine, args, model, clients, threads, iters, check):
 
 
 def quiver_error(args, model, case, precision):
-    """Quiver's largest difference from MXNet's recorded output in `precision`, through the Python API."""
+    """Quiver's largest difference from MXNet's recorded (float32) output in `precision`, through the Python
+    API."""
     script = ("import sys, numpy as np, quiver\n"
               "x = np.load(sys.argv[2]); want = np.load(sys.argv[3])\n"
               "with quiver.Predictor(sys.argv[1], input_descs=[quiver.DataDesc('data', x.shape)],\n"
               "                      precision=sys.argv[4]) as p:\n"
               "    print(float(np.abs(p.predict(x)[0] - want).max()))\n")
-    out = subprocess.run([args.quiver_python, "-c", script, os.path.join(args.models_dir, model),
+    out = subprocess.run([args.quiver_python, "-c", script, quiver_prefix(args, model, precision),
                           os.path.join(args.models_dir, case["input"]),
                           os.path.join(args.models_dir, case["outputs"][0]), precision],
                          check=True, capture_output=True, text=True).stdout

@@ -2,7 +2,8 @@
 # Makes (or reuses) the models of bench/compare_runtimes.sh and prints their directory on stdout: each
 # exported by MXNet 1.9.1 (bench/make_models.py: calibrated random weights, MXNet's output for one
 # recorded input) and converted to ONNX by MXNet's own exporter (bench/export_onnx.py), so that every
-# runtime compared runs the same weights.
+# runtime compared runs the same weights; and quantized by MXNet's quantize_net (bench/quantize_models.py:
+# NAME-int8, for Quiver's int8 engine).
 #
 #   bench/make_models.sh          -> ${QUIVER_CACHE:-$HOME/.cache/quiver}/bench-models
 #
@@ -22,8 +23,9 @@ generate() {  # OUT_DIR
   for name in "${MODELS[@]}"; do
     PYTHONPATH="$CACHE_DIR/onnx-export" "$mxnet_python" "$ROOT/bench/export_onnx.py" "$1/$name" "$1/$name.onnx" >&2
   done
+  "$mxnet_python" "$ROOT/bench/quantize_models.py" "$1" "${MODELS[@]}"
 }
 
 key="$(cat "$ROOT/bench/make_models.sh" "$ROOT/bench/make_models.py" "$ROOT/bench/export_onnx.py" \
-  "$ROOT/tests/conformance/make_fixtures.py" | sha256sum | cut -d' ' -f1)"
+  "$ROOT/bench/quantize_models.py" "$ROOT/tests/conformance/make_fixtures.py" | sha256sum | cut -d' ' -f1)"
 cached_dir "$CACHE_DIR/bench-models" .stamp "$key" 0 generate
