@@ -27,5 +27,6 @@ generate() {  # OUT_DIR
 }
 
 key="$(cat "$ROOT/bench/make_models.sh" "$ROOT/bench/make_models.py" "$ROOT/bench/export_onnx.py" \
-  "$ROOT/bench/quantize_models.py" "$ROOT/tests/conformance/make_fixtures.py" | sha256sum | cut -d' ' -f1)"
+  "$ROOT/bench/quantize_models.py" "$ROOT/tests/int8/make_fixtures.py" "$ROOT/tests/amp/make_fixtures.py" \
+  "$ROOT/tests/conformance/make_fixtures.py" | sha256sum | cut -d' ' -f1)"
 cached_dir "$CACHE_DIR/bench-models" .stamp "$key" 0 generate

@@ -75,7 +75,6 @@ std::vector<int> PackableParameters(const BoundGraph& g, const ConstantMap& cons
 // One admitted invocation: returns its slot when released, whether the work ran or was skipped.
 using InflightSlot = CountedSlot;
 
-
 // The precision the op runs: int8 needs a model that says how to quantize (MXNet's int8 models, or
 // quiver.calibrate's output), which `auto` then picks where the device has int8 arithmetic.
 Precision ResolveModelPrecision(const Graph& graph, const Backend& backend, const CachedOpOptions& options) {

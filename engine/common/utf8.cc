@@ -65,4 +65,6 @@ std::string ShortenUtf8(const std::string& text, size_t limit) {
   return text.substr(0, limit) + "...";
 }
 
+std::string QuoteName(const std::string& name) { return "'" + ShortenUtf8(name, 80) + "'"; }
+
 }  // namespace qv

@@ -13,6 +13,9 @@ bool IsValidUtf8(const std::string& text);
 // quoting names and parser messages, which can be as long as a file, in errors).
 std::string ShortenUtf8(const std::string& text, size_t limit);
 
+// A name from a file as error messages quote it: in single quotes, shortened to 80 bytes.
+std::string QuoteName(const std::string& name);
+
 // `text` with every byte that does not start a well-formed sequence replaced by U+FFFD.
 std::string ToValidUtf8(const std::string& text);
 

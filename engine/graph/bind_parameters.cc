@@ -9,11 +9,6 @@
 namespace qv {
 namespace {
 
-std::string StripPrefix(const std::string& name) {
-  if (name.rfind("arg:", 0) == 0 || name.rfind("aux:", 0) == 0) return name.substr(4);
-  return name;
-}
-
 // The op's own host copy, from whichever device the caller's array is on.
 NDArrayPtr CopyOf(const NDArray& a) {
   NDArrayPtr copy = NDArray::Create(a.shape(), a.dtype());
@@ -44,6 +39,11 @@ NodeEntry ThroughCasts(const Graph& graph, NodeEntry e) {
 
 }  // namespace
 
+std::string ParamName(const std::string& key) {
+  if (key.rfind("arg:", 0) == 0 || key.rfind("aux:", 0) == 0) return key.substr(4);
+  return key;
+}
+
 BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) {
   BoundGraph g;
   g.graph = graph;
@@ -51,7 +51,7 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
   g.output_names = ListOutputNames(graph);
 
   std::map<std::string, NDArrayPtr> by_name;
-  for (const auto& [name, array] : params) by_name[StripPrefix(name)] = array;
+  for (const auto& [name, array] : params) by_name[ParamName(name)] = array;
 
   for (int id : ListVariables(g.graph)) {
     const Node& var = g.graph.nodes[id];

@@ -19,6 +19,9 @@ struct BoundGraph {
   std::vector<std::string> output_names;
 };
 
+// The variable a parameter file's key binds to: the key without MXNet's "arg:" or "aux:" prefix.
+std::string ParamName(const std::string& key);
+
 // Binds `params` (names with or without "arg:"/"aux:" prefixes) to the graph's variables, copying
 // them. Drops inputs that inference never reads; every other unbound variable becomes a data input.
 // Throws Status::kNotFound for a weight-like input with no parameter and Status::kShape for a parameter

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/utf8.h"
+#include "graph/bound_graph.h"
 #include "ops/int8_hints.h"
 
 namespace qv {
@@ -18,8 +20,6 @@ struct Quantized {
   std::optional<float> range;  // fixed by calibration, else measured per run
   float levels = 127.5f;
 };
-
-std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
 std::string FloatString(float v) {
   std::ostringstream out;
@@ -47,6 +47,11 @@ std::optional<float> CalibRange(const Node& node) {
 
 bool IsTrue(const Node& node, const std::string& key) { return AttrsOf(node).GetBool(key, false); }
 
+// quantize, quantize_v2, requantize, dequantize and the _contrib_quantized_ operators.
+bool IsMxnetQuantizationOp(const std::string& op) {
+  return op.rfind("_contrib_quantize", 0) == 0 || op == "_contrib_requantize" || op == "_contrib_dequantize";
+}
+
 class Expander {
  public:
   explicit Expander(const Graph& in) : in_(in) {}
@@ -59,7 +64,7 @@ class Expander {
 
  private:
   [[noreturn]] void Unsupported(const Node& node, const std::string& why) const {
-    throw Error(Status::kUnsupported, "node " + Quote(node.name) + " (" + node.op + "): " + why);
+    throw Error(Status::kUnsupported, "node " + QuoteName(node.name) + " (" + node.op + "): " + why);
   }
 
   // Variables are added when first read, so that those only holding MXNet's ranges disappear.
@@ -68,7 +73,7 @@ class Expander {
     const auto it = map_.find(e);
     if (it == map_.end())
       throw Error(Status::kUnsupported, reader + " read output " + std::to_string(e.index) + " of node " +
-                                            Quote(in_.nodes[e.node].name) + ", a quantization range, which " +
+                                            QuoteName(in_.nodes[e.node].name) + ", a quantization range, which " +
                                             "only MXNet's quantized operators may read");
     return it->second;
   }
@@ -78,45 +83,49 @@ class Expander {
     return {static_cast<int>(out_.nodes.size()) - 1, 0};
   }
 
+  // The node's data input (input 0), which every operator rewritten here has.
+  NodeEntry Data(const Node& node) {
+    if (node.inputs.empty()) Unsupported(node, "it has no inputs");
+    return Map(node.inputs[0], QuoteName(node.name));
+  }
+
   void Add(int id) {
     const Node& node = in_.nodes[id];
     const NodeEntry self{id, 0};
-    if (node.is_variable()) {
-      return;
-    } else if (node.op == "_contrib_quantize_v2" || node.op == "_contrib_requantize") {
-      // MXNet's requantize quantizes with 127 (255) levels, where quantize_v2 uses 127.5 (255.5).
-      map_[self] = Map(node.inputs.at(0), Quote(node.name));
-      quantized_[self] = QuantizeTarget(node, node.op == "_contrib_requantize" ? 0.5f : 0.f);
+    if (node.is_variable()) return;  // added when first read (Map)
+    if (node.op == "_contrib_quantize_v2" || node.op == "_contrib_requantize") {
+      map_[self] = Data(node);
+      quantized_[self] = QuantizeTarget(node);
     } else if (node.op == "_contrib_dequantize") {
-      map_[self] = Map(node.inputs.at(0), Quote(node.name));
+      map_[self] = Data(node);
     } else if (node.op == "_contrib_quantized_pooling" || node.op == "_contrib_quantized_flatten" ||
                node.op == "_contrib_quantized_act") {
       AddPassThrough(id);
     } else if (IsMxnetFusedOp(node.op)) {
       Inline(id);
-    } else if (node.op.rfind("_contrib_quantize", 0) == 0 || node.op.rfind("_contrib_quantized_", 0) == 0) {
+    } else if (IsMxnetQuantizationOp(node.op)) {
       Unsupported(node, "MXNet's quantized operator is not supported (supported: _contrib_quantize_v2, "
                         "_contrib_requantize, _contrib_dequantize, _contrib_quantized_pooling, "
                         "_contrib_quantized_flatten, _contrib_quantized_act, and _sg_mkldnn_conv and "
                         "_sg_mkldnn_fully_connected with quantized=true)");
     } else {
       Node copy = node;
-      for (NodeEntry& in : copy.inputs) in = Map(in, Quote(node.name));
+      for (NodeEntry& in : copy.inputs) in = Map(in, QuoteName(node.name));
       map_[self] = Push(std::move(copy));
     }
   }
 
   // quantize_v2 / requantize: out_type auto is uint8 for a calibrated range that is never negative.
-  Quantized QuantizeTarget(const Node& node, float fewer_levels) const {
+  // MXNet's requantize quantizes with 127 (255) levels, where quantize_v2 uses 127.5 (255.5).
+  Quantized QuantizeTarget(const Node& node) const {
     const auto calib = CalibRange(node);
-    const auto it = node.attrs.find("out_type");
-    const std::string out_type = it == node.attrs.end() ? "int8" : it->second;
+    const std::string out_type = AttrsOf(node).GetString("out_type", "int8");
     Quantized q;
     if (out_type == "uint8") q.type = DType::kUInt8;
     else if (out_type == "auto") q.type = calib && AttrsOf(node).GetFloat("min_calib_range", -1) >= 0 ? DType::kUInt8 : DType::kInt8;
-    else if (out_type != "int8") Unsupported(node, "out_type " + Quote(out_type) + " is not int8, uint8 or auto");
+    else if (out_type != "int8") Unsupported(node, "out_type " + QuoteName(out_type) + " is not int8, uint8 or auto");
     q.range = calib;
-    q.levels = Int8Hints::DataLevels(q.type) - fewer_levels;
+    q.levels = Int8Hints::DataLevels(q.type) - (node.op == "_contrib_requantize" ? 0.5f : 0.f);
     return q;
   }
 
@@ -127,7 +136,7 @@ class Expander {
     copy.op = node.op == "_contrib_quantized_pooling" ? "Pooling"
               : node.op == "_contrib_quantized_flatten" ? "Flatten"
                                                           : "Activation";
-    copy.inputs = {Map(node.inputs.at(0), Quote(node.name))};
+    copy.inputs = {Data(node)};
     copy.attrs.erase("min_calib_range");
     copy.attrs.erase("max_calib_range");
     map_[{id, 0}] = Push(std::move(copy));
@@ -159,7 +168,7 @@ class Expander {
       for (NodeEntry& in : copy.inputs) {
         const auto it = sub_map.find(in.node);
         if (it == sub_map.end() || in.index != 0)
-          Unsupported(node, "its subgraph node " + Quote(inner.name) + " reads an output the subgraph does not define");
+          Unsupported(node, "its subgraph node " + QuoteName(inner.name) + " reads an output the subgraph does not define");
         in = it->second;
       }
       if (root < 0 && (inner.op == "Convolution" || inner.op == "FullyConnected")) root = static_cast<int>(out_.nodes.size());
@@ -175,7 +184,7 @@ class Expander {
   // The subgraph's k-th input: the fused node's k-th. A quantized inner product's int8 weight and bias
   // variables are marked with the parameters holding their ranges (DequantizeInt8Params reads them).
   NodeEntry InlinedInput(const Node& node, int k, bool quantized) {
-    const NodeEntry outer = Map(node.inputs[k], Quote(node.name));
+    const NodeEntry outer = Map(node.inputs[k], QuoteName(node.name));
     const bool fc = node.op.find("fully_connected") != std::string::npos;
     if (!quantized || !fc || (k != 1 && k != 2)) return outer;
     if (IsTrue(node, "channel_wise_quantize")) Unsupported(node, "channel_wise_quantize=true is not supported");
@@ -185,7 +194,7 @@ class Expander {
       Unsupported(node, "a quantized inner product has 6 or 9 inputs, this one " + std::to_string(node.inputs.size()));
     const int min_input = (has_bias ? 3 : 2) + 2 * k;
     Node& var = out_.nodes[outer.node];
-    if (!var.is_variable()) Unsupported(node, "its int8 weight " + Quote(var.name) + " is not a parameter");
+    if (!var.is_variable()) Unsupported(node, "its int8 weight " + QuoteName(var.name) + " is not a parameter");
     var.attrs[int8_attr::kWeightMin] = RangeVariable(node, min_input);
     var.attrs[int8_attr::kWeightMax] = RangeVariable(node, min_input + 1);
     return outer;
@@ -234,40 +243,37 @@ bool IsMxnetFusedOp(const std::string& op) {
 }
 
 void ExpandMxnetSubgraphs(Graph& graph) {
-  bool any = false;
-  for (const Node& node : graph.nodes)
-    any = any || IsMxnetFusedOp(node.op) || node.op.rfind("_contrib_quantize", 0) == 0 ||
-          node.op == "_contrib_requantize" || node.op == "_contrib_dequantize";
-  if (any) graph = Expander(graph).Run();
+  // Only graphs with something to rewrite are rebuilt (a rebuilt graph adds variables as first read).
+  if (std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                  [](const Node& n) { return IsMxnetFusedOp(n.op) || IsMxnetQuantizationOp(n.op); }))
+    graph = Expander(graph).Run();
 }
 
 void DequantizeInt8Params(const Graph& graph, std::map<std::string, NDArrayPtr>& params) {
-  // Parameter files name them with or without MXNet's "arg:" prefix.
-  auto find = [&](const std::string& name) {
-    auto it = params.find(name);
-    return it != params.end() ? it : params.find("arg:" + name);
-  };
+  std::map<std::string, NDArrayPtr*> by_name;
+  for (auto& [key, array] : params) by_name[ParamName(key)] = &array;
   for (const Node& var : graph.nodes) {
     if (!var.is_variable() || !var.attrs.count(int8_attr::kWeightMin)) continue;
     auto range = [&](const std::string& key) {
       const std::string& name = var.attrs.at(key);
-      const auto it = find(name);
-      Check(it != params.end() && it->second->dtype() == DType::kFloat32 && it->second->size() == 1,
+      const auto it = by_name.find(name);
+      Check(it != by_name.end() && (*it->second)->dtype() == DType::kFloat32 && (*it->second)->size() == 1,
             Status::kNotFound, "parameter '" + name + "', the range of int8 parameter '" + var.name +
                                    "', is missing or not one float32 value");
-      return std::fabs(*it->second->data_as<float>());
+      return std::fabs(*(*it->second)->data_as<float>());
     };
     const float step = std::max(range(int8_attr::kWeightMin), range(int8_attr::kWeightMax)) / 127.5f;
-    const auto it = find(var.name);
-    Check(it != params.end(), Status::kNotFound, "missing int8 parameter '" + var.name + "'");
-    Check(it->second->dtype() == DType::kInt8, Status::kUnsupported,
-          "parameter '" + var.name + "' is " + DTypeName(it->second->dtype()) + ", MXNet's quantized inner products store int8");
-    const NDArray& q = *it->second;
+    const auto it = by_name.find(var.name);
+    Check(it != by_name.end(), Status::kNotFound, "missing int8 parameter '" + var.name + "'");
+    NDArrayPtr& param = *it->second;
+    Check(param->dtype() == DType::kInt8, Status::kUnsupported,
+          "parameter '" + var.name + "' is " + DTypeName(param->dtype()) + ", MXNet's quantized inner products store int8");
+    const NDArray& q = *param;
     NDArrayPtr w = NDArray::Create(q.shape(), DType::kFloat32);
     // MXNet stores q = round(w * 127 / r), r = max(|min|, |max|), and its kernel multiplies q by
     // r / 127.5: that product is the float32 parameter.
     for (int64_t i = 0; i < q.size(); ++i) w->data_as<float>()[i] = static_cast<float>(q.data_as<int8_t>()[i]) * step;
-    it->second = w;
+    param = w;
   }
 }
 

@@ -43,7 +43,6 @@ constexpr uint32_t kMagicV2 = 0xF993fac9;
 constexpr uint32_t kMagicV3 = 0xF993faca;
 constexpr size_t kMinArrayBytes = 4;  // a legacy "none" array: just ndim = 0
 constexpr size_t kMaxReserve = 4096;
-constexpr size_t kMaxNameInMessage = 80;
 
 enum StorageType : int32_t { kDense = 0, kRowSparse = 1, kCsr = 2 };
 
@@ -313,7 +312,7 @@ std::vector<std::string> ReadNames(ByteReader& r, size_t array_count) {
 
 std::string ArrayLabel(size_t index, const std::vector<std::string>& names, size_t offset) {
   std::string label = "array " + std::to_string(index);
-  if (!names.empty()) label += " ('" + ShortenUtf8(names[index], kMaxNameInMessage) + "')";
+  if (!names.empty()) label += " (" + QuoteName(names[index]) + ")";
   return label + ", offset " + std::to_string(offset);
 }
 

@@ -23,16 +23,12 @@ using nlohmann::json;
 //  - MXNet 1.x: one "attrs" dict per node, "arg_nodes", "node_row_ptr", graph "attrs".
 // Only the structure is checked here; operator names and arities are the registry's business.
 
-constexpr size_t kMaxNameInMessage = 80;
-
 [[noreturn]] void Fail(const std::string& message) { throw Error(Status::kParse, message); }
-
-std::string Quote(const std::string& text) { return "'" + ShortenUtf8(text, kMaxNameInMessage) + "'"; }
 
 // "node 3" before the name is known, "node 3 ('conv0')" after.
 std::string NodeLabel(size_t index, const std::string* name) {
   std::string label = "node " + std::to_string(index);
-  if (name) label += " (" + Quote(*name) + ")";
+  if (name) label += " (" + QuoteName(*name) + ")";
   return label;
 }
 
@@ -130,7 +126,7 @@ void MergeAttrs(const json& node, const char* field, const std::string& label, s
   const std::string where = label + " field \"" + field + "\"";
   if (!it->is_object()) Fail(where + " must be an object, got " + std::string(it->type_name()));
   for (auto kv = it->begin(); kv != it->end(); ++kv)
-    attrs[HideTrainingKey(kv.key())] = AttrValueToString(kv.value(), where + " key " + Quote(kv.key()));
+    attrs[HideTrainingKey(kv.key())] = AttrValueToString(kv.value(), where + " key " + QuoteName(kv.key()));
 }
 
 std::string RequireString(const json& node, const char* field, const std::string& label) {
@@ -171,7 +167,7 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
   auto sub = value.find("subgraphs");
   if (sub != value.end() && !sub->is_null() && !(sub->is_array() && sub->empty())) {
     if (!IsMxnetFusedOp(node.op))
-      throw Error(Status::kUnsupported, label + " (op " + Quote(node.op) +
+      throw Error(Status::kUnsupported, label + " (op " + QuoteName(node.op) +
                                           ") has subgraphs; control-flow operators are not supported");
     if (!sub->is_array()) Fail(label + " field \"subgraphs\" must be an array, got " + std::string(sub->type_name()));
     for (size_t i = 0; i < sub->size(); ++i) {
@@ -205,7 +201,7 @@ void CheckArgNodes(const json& root, const Graph& graph) {
     const Node& n = graph.nodes[node];
     if (!n.is_variable())
       Fail("arg_nodes[" + std::to_string(i) + "] refers to " + NodeLabel(node, &n.name) + ", which is op " +
-           Quote(n.op) + ", not a variable");
+           QuoteName(n.op) + ", not a variable");
   }
 }
 

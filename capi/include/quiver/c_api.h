@@ -226,9 +226,12 @@ QV_EXPORT int QvWaitAll(void);
  *                 "bfloat16" convolutions, fully connected layers and the pooling, batch norm,
  *                            activations and sums between them in bfloat16, accumulating in
  *                            float32 (about 3 significant digits; see README: Precision)
- *                 "int8"     not implemented yet: fails with QV_ERR_UNSUPPORTED
- *                 "auto"     the fastest the device runs natively (bfloat16 where the CPU has
- *                            avx512_bf16, else float32); QvCachedOpGetPrecision says which
+ *                 "int8"     for models carrying int8 calibration (MXNet's quantize_net exports):
+ *                            their quantized layers in int8 with the model's ranges; a model
+ *                            without calibration fails with QV_ERR_INVALID_ARGUMENT
+ *                 "auto"     the fastest the device runs natively (int8 for a calibrated model on a
+ *                            CPU with avx512_vnni, else bfloat16 where the CPU has avx512_bf16, else
+ *                            float32); QvCachedOpGetPrecision says which
  *                 A precision the device cannot run natively fails with QV_ERR_UNSUPPORTED naming the
  *                 missing instructions; it never falls back silently.
  *

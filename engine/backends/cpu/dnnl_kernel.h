@@ -24,7 +24,7 @@ dnnl::primitive_attr BaseAttr();
 // Where a primitive argument comes from at execution time.
 struct ArgSource {
   // kInput/kOutput: a runtime tensor; kInputScale/kOutputScale: the scale stored after its int8 data
-  // (backends/cpu/quantized.h), `offset` bytes into the buffer.
+  // (kernel.h: Quantization), `offset` bytes into the buffer.
   enum Kind { kInput, kOutput, kConstant, kInputScale, kOutputScale } kind;
   int index = 0;                 // into ExecArgs::inputs / outputs
   std::shared_ptr<void> constant;  // kConstant: data in `desc`, owned here

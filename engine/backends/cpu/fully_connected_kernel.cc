@@ -40,10 +40,10 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
                                         pd.weights_desc(), h.channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
-  Int8Args a = MakeInt8Args(input_desc, dst, pd.weights_desc(), w,
+  // src is the input's layout, or a 2-D view of its row-major bytes: the scale follows the same bytes.
+  Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,
                             p.no_bias ? nullptr : req.constants.Get(req.inputs[2].constant, bias, bias), bias,
                             int8_out ? &out : nullptr);
-  a.args[DNNL_ARG_SRC].desc = src;  // the 2-D view of the row-major input
   KernelBuild build;
   build.runtime_inputs = {0};
   build.input_descs = {input_desc};

@@ -1,5 +1,6 @@
 #include "graph/mxnet_subgraphs.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -71,10 +72,10 @@ std::string QuantizedModel(const std::string& extra = "", const std::string& hea
 }
 
 const Node& Find(const Graph& g, const std::string& name) {
-  for (const Node& n : g.nodes)
-    if (n.name == name) return n;
-  FAIL("no node " << name);
-  throw;
+  const auto it = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.name == name; });
+  INFO("node " << name);
+  REQUIRE(it != g.nodes.end());
+  return *it;
 }
 
 NDArrayPtr Scalar(float v) {
