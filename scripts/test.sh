@@ -13,6 +13,7 @@ export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
 export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
 export QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
 export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
+export QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)

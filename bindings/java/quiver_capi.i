@@ -393,6 +393,7 @@ QVJ_HANDLE(QvCachedOpHandle)
 %ignore QvNDArrayOnReady;          /* QvjOnReady below */
 %ignore QvInvokeOptions;           /* built by QvjInvokeAsyncEx below */
 %ignore QvInvokeAsyncEx;           /* QvjInvokeAsyncEx below */
+%rename("$ignore", regextarget=1) "^QvCalibrator";  /* calibration is offered in Python and the CLI */
 #define QV_EXPORT
 %include "quiver/c_api.h"
 

@@ -79,6 +79,7 @@ static PyObject *qv_name(const char *name) {
 QV_OUT_HANDLE(QvSymbolHandle, struct QvSymbol_)
 QV_OUT_HANDLE(QvNDArrayHandle, struct QvNDArray_)
 QV_OUT_HANDLE(QvCachedOpHandle, struct QvCachedOp_)
+QV_OUT_HANDLE(QvCalibratorHandle, struct QvCalibrator_)
 
 %apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id,
                     int *cancelled };

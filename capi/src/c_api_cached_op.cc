@@ -1,6 +1,7 @@
 // Cached ops: creation from a symbol and parameters, and asynchronous invocation.
 #include <cstddef>
 
+#include "arguments.h"
 #include "graph_description.h"
 #include "handles.h"
 #include "scheduler/invocation_control.h"
@@ -68,30 +69,8 @@ int QvCreateCachedOpEx(QvSymbolHandle sym, uint32_t num_params, const char** par
   return capi::Guard([&] {
     const std::shared_ptr<QvSymbol_> symbol = capi::Symbols().Get(sym, "symbol");
     capi::Require(out, "out");
-    Check(num_flags >= 0, Status::kInvalidArgument, "num_flags is negative (" + std::to_string(num_flags) + ")");
-    if (num_params > 0) {
-      capi::Require(param_names, "param_names");
-      capi::Require(params, "params");
-    }
-    if (num_flags > 0) {
-      capi::Require(keys, "keys");
-      capi::Require(vals, "vals");
-    }
-    std::map<std::string, NDArrayPtr> bound;
-    for (uint32_t i = 0; i < num_params; ++i) {
-      capi::Require(param_names[i], "a parameter name");
-      const std::string name = param_names[i];
-      bound[name] = capi::ArrayOf(params[i], ("parameter '" + name + "'").c_str());
-      // The copy below must see the parameter's final contents.
-      const Failure f = Engine::Get().WaitToRead(bound[name]->var());
-      if (!f.ok()) throw Error(f.status, "parameter '" + name + "': " + f.message);
-    }
-    std::vector<std::pair<std::string, std::string>> flags;
-    for (int i = 0; i < num_flags; ++i) {
-      capi::Require(keys[i], "a flag key");
-      capi::Require(vals[i], "a flag value");
-      flags.emplace_back(keys[i], vals[i]);
-    }
+    const auto flags = capi::Flags(num_flags, keys, vals);
+    const auto bound = capi::NamedParams(num_params, param_names, params);
     auto op = CachedOp::Create(symbol->graph, bound, CachedOpOptions::Parse(flags, thread_safe != 0));
     auto h = std::make_shared<QvCachedOp_>();
     h->op = std::move(op);

@@ -25,4 +25,9 @@ HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps() {
   return *table;
 }
 
+HandleTable<QvCalibratorHandle, QvCalibrator_>& Calibrators() {
+  static auto* table = new HandleTable<QvCalibratorHandle, QvCalibrator_>();
+  return *table;
+}
+
 }  // namespace qv::capi

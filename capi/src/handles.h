@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cachedop/cached_op.h"
+#include "calibration/calibrator.h"
 #include "quiver/c_api.h"
 #include "common/error.h"
 #include "graph/graph.h"
@@ -51,9 +52,15 @@ struct QvCachedOp_ {
   std::string description;             // QvCachedOpDescribe's JSON, made once
 };
 
+struct QvCalibrator_ {
+  std::unique_ptr<qv::Calibrator> calibrator;
+  qv::capi::NameList inputs;
+};
+
 namespace qv::capi {
 
 HandleTable<QvSymbolHandle, QvSymbol_>& Symbols();
+HandleTable<QvCalibratorHandle, QvCalibrator_>& Calibrators();
 HandleTable<QvNDArrayHandle, NDArray>& Arrays();
 HandleTable<QvCachedOpHandle, QvCachedOp_>& CachedOps();
 

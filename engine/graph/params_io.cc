@@ -378,7 +378,48 @@ std::string ReadWholeFile(const std::string& path) {
   return bytes;
 }
 
+// Little-endian fields of the NDArray-list format, appended in order.
+class ByteWriter {
+ public:
+  template <typename T>
+  void Put(T value) { Raw(&value, sizeof(value)); }
+  void Raw(const void* data, size_t size) { bytes_.append(static_cast<const char*>(data), size); }
+  std::string Take() { return std::move(bytes_); }
+
+ private:
+  std::string bytes_;
+};
+
+void WriteArray(ByteWriter& w, const NDArray& array) {
+  Check(array.device().type == DeviceType::kCpu, Status::kInvalidArgument, "SaveParams writes CPU arrays only");
+  w.Put<uint32_t>(kMagicV2);
+  w.Put<int32_t>(kDense);
+  w.Put<int32_t>(static_cast<int32_t>(array.shape().size()));
+  for (int64_t d : array.shape()) w.Put<int64_t>(d);
+  w.Put<int32_t>(1);  // context: cpu(0)
+  w.Put<int32_t>(0);
+  w.Put<int32_t>(static_cast<int32_t>(array.dtype()));
+  w.Raw(array.data(), array.nbytes());
+}
+
 }  // namespace
+
+std::string SaveParams(const NamedArrays& arrays) {
+  Check(arrays.names.empty() || arrays.names.size() == arrays.arrays.size(), Status::kInvalidArgument,
+        "SaveParams: " + std::to_string(arrays.names.size()) + " names for " + std::to_string(arrays.arrays.size()) +
+            " arrays");
+  ByteWriter w;
+  w.Put<uint64_t>(kListMagic);
+  w.Put<uint64_t>(0);
+  w.Put<uint64_t>(arrays.arrays.size());
+  for (const NDArrayPtr& array : arrays.arrays) WriteArray(w, *array);
+  w.Put<uint64_t>(arrays.names.size());
+  for (const std::string& name : arrays.names) {
+    w.Put<uint64_t>(name.size());
+    w.Raw(name.data(), name.size());
+  }
+  return w.Take();
+}
 
 NamedArrays LoadParams(const void* data, size_t size) {
   Check(data != nullptr || size == 0, Status::kInvalidArgument, "params: null data with size " + std::to_string(size));

@@ -28,4 +28,8 @@ NamedArrays LoadParams(const void* data, size_t size);
 // Reads a whole file and parses it; a missing file throws Error(Status::kNotFound) naming the path.
 NamedArrays LoadParamsFile(const std::string& path);
 
+// The bytes MXNet 1.x's `mx.nd.save` writes for these CPU arrays (the V2 layout; names as given, so
+// pass "arg:"/"aux:" prefixes for a checkpoint). Every array needs a name when any has one.
+std::string SaveParams(const NamedArrays& arrays);
+
 }  // namespace qv

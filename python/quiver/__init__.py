@@ -13,6 +13,7 @@ import atexit as _atexit
 from typing import NamedTuple as _NamedTuple, Tuple as _Tuple
 
 from . import capi
+from .calibration import calibrate
 from .data_desc import DataDesc
 from .errors import (BusyError, CancelledError, ClosedError, DeadlineExceededError, DeviceError, InternalError,
                      InvalidArgumentError, NotFoundError, OutOfMemoryError, ParseError, QuiverError, ShapeError,
@@ -25,7 +26,7 @@ from .object_detector import ObjectDetector
 from .predictor import Predictor
 
 __all__ = [
-    "__version__", "BusyError", "CancelledError", "Classifier", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
+    "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
     "Future", "ImageClassifier",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "ShapeError", "UnsupportedError",

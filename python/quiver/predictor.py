@@ -119,9 +119,6 @@ class Predictor:
                 options: Optional[Mapping[str, Any]], scheduling: Mapping[str, Any]) -> None:
         handles, names = params
         try:
-            if len(names) != len(handles):
-                raise NotFoundError.from_message(
-                    "the .params file stores no parameter names; Quiver binds parameters by name")
             flags = {"device": device, "max_inflight": str(int(max_inflight)),
                      "static_shape": "true" if static_shape else "false"}
             descs = list(input_descs or ())
@@ -133,7 +130,7 @@ class Predictor:
                 raise InvalidArgumentError.from_message(f"{both} given both as keywords and in options")
             for key, value in {**scheduling, **(options or {})}.items():
                 flags[str(key)] = _flag_value(value)
-            op = capi.QvCreateCachedOpEx(symbol, dict(zip(names, handles)), flags, 1 if thread_safe else 0)
+            op = capi.QvCreateCachedOpEx(symbol, named_params(handles, names), flags, 1 if thread_safe else 0)
         finally:
             for handle in handles:
                 capi.QvNDArrayFree(handle)
@@ -257,25 +254,7 @@ class Predictor:
     # -- internals ---------------------------------------------------------------------------------
 
     def _arrays(self, inputs: Inputs) -> List[np.ndarray]:
-        names = self._input_names
-        if isinstance(inputs, Mapping):
-            missing = [n for n in names if n not in inputs]
-            extra = sorted(set(inputs) - set(names))
-            if missing or extra:
-                raise InvalidArgumentError.from_message(
-                    f"inputs must name exactly {names}; missing {missing}, unknown {extra}")
-            values = [inputs[n] for n in names]
-        elif isinstance(inputs, (list, tuple)) and len(names) > 1:
-            if len(inputs) != len(names):
-                raise InvalidArgumentError.from_message(
-                    f"the model takes {len(names)} inputs {names}, got a list of {len(inputs)}")
-            values = list(inputs)
-        elif len(names) == 1:
-            values = [inputs]
-        else:
-            raise InvalidArgumentError.from_message(
-                f"the model takes {len(names)} inputs {names}: pass a list or a {{name: array}} mapping")
-        return [np.ascontiguousarray(v, dtype=t) for v, t in zip(values, self._dtypes)]
+        return input_arrays(inputs, self._input_names, self._dtypes)
 
     def _submit(self, arrays: List[np.ndarray], timeout: Optional[float], priority: int) -> List[Any]:
         options = None
@@ -301,6 +280,36 @@ class Predictor:
 
     def _unpack(self, outputs: List[np.ndarray]) -> Any:
         return outputs[0] if len(outputs) == 1 else outputs
+
+
+def input_arrays(inputs: Inputs, names: Sequence[str], dtypes: Sequence[Any]) -> List[np.ndarray]:
+    """The arrays for a model's inputs `names`, in order, as C-contiguous arrays of `dtypes`: from one
+    array (a one-input model), a list, or a {name: array} mapping."""
+    if isinstance(inputs, Mapping):
+        missing = [n for n in names if n not in inputs]
+        extra = sorted(set(inputs) - set(names))
+        if missing or extra:
+            raise InvalidArgumentError.from_message(
+                f"inputs must name exactly {names}; missing {missing}, unknown {extra}")
+        values = [inputs[n] for n in names]
+    elif isinstance(inputs, (list, tuple)) and len(names) > 1:
+        if len(inputs) != len(names):
+            raise InvalidArgumentError.from_message(
+                f"the model takes {len(names)} inputs {names}, got a list of {len(inputs)}")
+        values = list(inputs)
+    elif len(names) == 1:
+        values = [inputs]
+    else:
+        raise InvalidArgumentError.from_message(
+            f"the model takes {len(names)} inputs {names}: pass a list or a {{name: array}} mapping")
+    return [np.ascontiguousarray(v, dtype=t) for v, t in zip(values, dtypes)]
+
+
+def named_params(handles: List[Any], names: List[str]) -> Dict[str, Any]:
+    """A loaded .params file's arrays by name (Quiver binds parameters by name)."""
+    if len(names) != len(handles):
+        raise NotFoundError.from_message("the .params file stores no parameter names; Quiver binds parameters by name")
+    return dict(zip(names, handles))
 
 
 def _settle(waiter: "asyncio.Future[Any]", future: Future) -> None:

@@ -56,6 +56,12 @@ typedef struct {
   int (*Cancel)(QvNDArrayHandle, int *);
   int (*CachedOpDescribe)(QvCachedOpHandle, const char **);
   int (*CachedOpGetPrecision)(QvCachedOpHandle, const char **);
+  int (*CalibratorCreate)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
+                          const char **, QvCalibratorHandle *);
+  int (*CalibratorListInputs)(QvCalibratorHandle, uint32_t *, const char ***);
+  int (*CalibratorAddBatch)(QvCalibratorHandle, uint32_t, QvNDArrayHandle *);
+  int (*CalibratorSave)(QvCalibratorHandle, const char *, const char *);
+  int (*CalibratorFree)(QvCalibratorHandle);
 } Api;
 
 /* Looks `name` up in `lib` and stores it in a function-pointer slot. dlsym returns an object pointer;
@@ -118,6 +124,11 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(Cancel);
   API_RESOLVE(CachedOpDescribe);
   API_RESOLVE(CachedOpGetPrecision);
+  API_RESOLVE(CalibratorCreate);
+  API_RESOLVE(CalibratorListInputs);
+  API_RESOLVE(CalibratorAddBatch);
+  API_RESOLVE(CalibratorSave);
+  API_RESOLVE(CalibratorFree);
   return ok;
 }
 

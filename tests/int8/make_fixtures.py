@@ -20,6 +20,9 @@ are not the test input for digits_cnn (DIGITS_DIR has no training digits). The m
 Per model the directory holds:
   NAME-in.f32                 the input (batch 4, seeded, not part of the calibration data)
   NAME-f32.f32                MXNet's output of the original float32 model
+  NAME-float-symbol.json      the original float32 model (what Quiver's own calibration starts from)
+  NAME-float-0000.params
+  NAME-calib.f32              the calibration images, in the order quantize_net read them
   NAME-MODE-symbol.json       the quantized model, as quantize_net's block exports it
   NAME-MODE-0000.params       (convolution weights stay float32; fully connected weights and biases
                               are int8, each with float32 _min/_max parameters)
@@ -148,11 +151,15 @@ def make_mode(out_dir, name, net, mode, calib, x, out_f32):
 
 
 def make_model(out_dir, name, net, f32_checkpoint, x, calib, calib_source):
-    """Writes the input and MXNet's float32 output, then one quantized model per mode."""
+    """Writes the float32 model, the input, the calibration images and MXNet's float32 output, then
+    one quantized model per mode."""
     out_f32 = AMP.run_module(*f32_checkpoint, x)
-    files = {"input": name + "-in.f32", "float32": name + "-f32.f32"}
+    files = {"input": name + "-in.f32", "float32": name + "-f32.f32", "float32_model": name + "-float",
+             "calibration": name + "-calib.f32"}
+    mx.model.save_checkpoint(os.path.join(out_dir, files["float32_model"]), 0, *f32_checkpoint)
     AMP.write_f32(os.path.join(out_dir, files["input"]), x)
     AMP.write_f32(os.path.join(out_dir, files["float32"]), out_f32)
+    AMP.write_f32(os.path.join(out_dir, files["calibration"]), calib)
     modes, checkpoints = {}, {}
     for mode in MODES:
         modes[mode], checkpoints[mode] = make_mode(out_dir, name, net, mode, calib, x, out_f32)

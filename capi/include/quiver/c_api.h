@@ -81,6 +81,7 @@ typedef enum {
 typedef struct QvSymbol_ *QvSymbolHandle;
 typedef struct QvNDArray_ *QvNDArrayHandle;
 typedef struct QvCachedOp_ *QvCachedOpHandle;
+typedef struct QvCalibrator_ *QvCalibratorHandle;
 
 /* ---------------------------------------------------------------------------------------------------
  * Library
@@ -328,6 +329,46 @@ QV_EXPORT int QvCachedOpDescribe(QvCachedOpHandle op, const char **json);
 /* The precision `op` computes in: "float32", "bfloat16" or "int8" (flag "precision" as resolved at
  * creation: "auto" is never returned). *precision is a static string. Never blocks. */
 QV_EXPORT int QvCachedOpGetPrecision(QvCachedOpHandle op, const char **precision);
+
+/* ---------------------------------------------------------------------------------------------------
+ * Int8 calibration (for float32 models; see README: Precision)
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Starts calibrating a float32 model for precision int8: AddBatch runs it over sample batches and
+ * records the range of every tensor an int8 model quantizes; Save writes the calibrated model in
+ * MXNet 1.9's quantized format (what `mxnet.contrib.quantization.quantize_net` exports), which
+ * QvCreateCachedOpEx runs with precision "int8" and MXNet 1.9 loads too. `sym` and the parameters are
+ * as for QvCreateCachedOpEx (the calibrator keeps its own copy).
+ *
+ * Flags (unknown keys or values fail with QV_ERR_INVALID_ARGUMENT):
+ *   calib_mode  "naive": each tensor's range is the smallest and largest value seen   default "naive"
+ *
+ * Convolutions (with the BatchNorm, relu or clip, and residual addition after them), fully connected
+ * layers, and the pooling and flatten between them are quantized. Fails with
+ * QV_ERR_INVALID_ARGUMENT for a model that already carries int8 calibration or has no convolution or
+ * fully connected layer, and as QvCreateCachedOpEx for parameters that do not fit. Blocks while
+ * compiling. *out is owned by the caller (QvCalibratorFree). */
+QV_EXPORT int QvCalibratorCreate(QvSymbolHandle sym, uint32_t num_params, const char **param_names,
+                                 QvNDArrayHandle *params, int num_flags, const char **keys, const char **vals,
+                                 QvCalibratorHandle *out);
+
+/* The data inputs, in the order QvCalibratorAddBatch takes them. *names is owned by the calibrator.
+ * Never blocks. */
+QV_EXPORT int QvCalibratorListInputs(QvCalibratorHandle c, uint32_t *n, const char ***names);
+
+/* Runs the float32 model on one batch (float32 arrays, any batch size) and widens the recorded ranges;
+ * blocks until done. Fails as QvInvokeAsync for wrong inputs, and with QV_ERR_INVALID_ARGUMENT naming
+ * the tensor when the batch yields NaN or infinity (the ranges then stay as they were). Thread-safe. */
+QV_EXPORT int QvCalibratorAddBatch(QvCalibratorHandle c, uint32_t num_inputs, QvNDArrayHandle *inputs);
+
+/* Writes the calibrated model: MXNet symbol JSON to `symbol_path`, its parameters to `params_path`
+ * (MXNet's .params format; convolution weights stay float32, fully connected weights and biases are
+ * stored in int8 with their ranges, as MXNet stores them). Fails with QV_ERR_INVALID_ARGUMENT before
+ * any batch was added or when a file cannot be written. More batches may be added afterwards. */
+QV_EXPORT int QvCalibratorSave(QvCalibratorHandle c, const char *symbol_path, const char *params_path);
+
+/* Releases the calibrator. Never blocks. */
+QV_EXPORT int QvCalibratorFree(QvCalibratorHandle c);
 
 #ifdef __cplusplus
 } /* extern "C" */

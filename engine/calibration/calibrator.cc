@@ -1,0 +1,108 @@
+#include "calibration/calibrator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "common/error.h"
+#include "graph/bound_graph.h"
+#include "graph/mxnet_subgraphs.h"
+
+namespace qv {
+namespace {
+
+void WaitFor(const NDArray& array) {
+  const Failure f = Engine::Get().WaitToRead(array.var());
+  if (!f.ok()) throw Error(f.status, f.message);
+}
+
+}  // namespace
+
+Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) : graph_(graph) {
+  Check(CountInt8Nodes(graph_) == 0, Status::kInvalidArgument,
+        "the model already carries int8 calibration; calibrate its float32 model");
+  const BoundGraph bound = BindParameters(graph_, params);
+  input_names_ = bound.input_names;
+  input_ids_ = bound.data_inputs;
+  std::map<std::string, std::string> key_of;  // variable name -> its key in the params, prefix kept
+  for (const auto& [key, array] : params) key_of[ParamName(key)] = key == ParamName(key) ? "arg:" + key : key;
+  std::set<int> param_ids;
+  for (const auto& [id, array] : bound.constants) {
+    param_ids.insert(id);
+    constants_[id] = array;
+    keys_[id] = key_of.at(graph_.nodes[id].name);
+  }
+  scheme_ = PlanQuantization(graph_, param_ids);
+  Check(!scheme_.layers.empty(), Status::kInvalidArgument,
+        "the model has no convolution or fully connected layer that int8 could run");
+
+  Graph probe = graph_;
+  probe.outputs.clear();
+  for (const NodeEntry& e : scheme_.calibrated)
+    if (!graph_.nodes[e.node].is_variable()) {
+      probe.outputs.push_back(e);
+      probe_outputs_.push_back(e);
+    }
+  // The model's own outputs too, so that a batch the model cannot run fails here as it would there.
+  probe.outputs.insert(probe.outputs.end(), graph_.outputs.begin(), graph_.outputs.end());
+  CachedOpOptions options;
+  options.precision = Precision::kFloat32;
+  probe_ = CachedOp::Create(probe, params, options);
+}
+
+void Calibrator::Record(const NodeEntry& entry, const NDArray& values, int batch) {
+  const float* x = values.data_as<float>();
+  const int64_t n = values.size();
+  if (n == 0) return;
+  const auto [lo, hi] = std::minmax_element(x, x + n);
+  const bool finite = std::all_of(x, x + n, [](float v) { return std::isfinite(v); });
+  const Node& node = graph_.nodes[entry.node];
+  Check(finite, Status::kInvalidArgument,
+        "calibration batch " + std::to_string(batch) + ": " +
+            (node.is_variable() ? "input '" + node.name + "'" : "the output of node '" + node.name + "'") +
+            " holds NaN or infinity");
+  auto [it, first] = ranges_.try_emplace(entry, Range{*lo, *hi});
+  if (!first) it->second = {std::min(it->second.min, *lo), std::max(it->second.max, *hi)};
+}
+
+void Calibrator::AddBatch(const std::vector<NDArrayPtr>& inputs) {
+  Check(inputs.size() == input_names_.size(), Status::kInvalidArgument,
+        "calibration batch: " + std::to_string(inputs.size()) + " inputs given, the model takes " +
+            std::to_string(input_names_.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Check(inputs[i] != nullptr, Status::kInvalidArgument, "calibration batch: input '" + input_names_[i] + "' is null");
+    Check(inputs[i]->dtype() == DType::kFloat32, Status::kInvalidArgument,
+          "calibration batch: input '" + input_names_[i] + "' is " + DTypeName(inputs[i]->dtype()) +
+              ", calibration takes float32");
+  }
+  std::vector<NDArrayPtr> probe_inputs, outputs;
+  for (const std::string& name : probe_->input_names()) {
+    auto at = std::find(input_names_.begin(), input_names_.end(), name);
+    probe_inputs.push_back(inputs[at - input_names_.begin()]);
+  }
+  probe_->Invoke(probe_inputs, &outputs);
+  for (const NDArrayPtr& in : inputs) WaitFor(*in);
+  for (const NDArrayPtr& out : outputs) WaitFor(*out);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  const int batch = batches_;
+  std::map<NodeEntry, Range> before = ranges_;
+  try {
+    for (size_t i = 0; i < input_ids_.size(); ++i)
+      if (std::count(scheme_.calibrated.begin(), scheme_.calibrated.end(), NodeEntry{input_ids_[i], 0}) != 0)
+        Record({input_ids_[i], 0}, *inputs[i], batch);
+    for (size_t i = 0; i < probe_outputs_.size(); ++i) Record(probe_outputs_[i], *outputs[i], batch);
+  } catch (...) {
+    ranges_ = std::move(before);  // a rejected batch leaves the ranges as they were
+    throw;
+  }
+  ++batches_;
+}
+
+QuantizedModel Calibrator::Save() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Check(batches_ > 0, Status::kInvalidArgument, "no calibration batch was added");
+  return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, ranges_);
+}
+
+}  // namespace qv

@@ -1,0 +1,54 @@
+// Quiver's own int8 calibration: runs a float32 model over sample batches, records the range of every
+// tensor an int8 model quantizes (MXNet's "naive" calibration: the smallest and largest value seen),
+// and writes the calibrated model in MXNet 1.9's quantized format (calibration/mxnet_quantized_writer.h),
+// which Quiver runs at precision int8 and MXNet 1.9 loads too.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cachedop/cached_op.h"
+#include "calibration/mxnet_quantized_writer.h"
+
+namespace qv {
+
+class Calibrator {
+ public:
+  // `graph`: a float32 model as read from its symbol JSON; `params` as for CachedOp::Create. Throws
+  // Error(Status::kInvalidArgument) for a model that already carries int8 calibration or has no
+  // convolution or inner product to quantize, and what CachedOp::Create throws for a model that
+  // cannot run.
+  Calibrator(const Graph& graph, const std::map<std::string, NDArrayPtr>& params);
+
+  // The data inputs, in the order AddBatch takes them.
+  const std::vector<std::string>& input_names() const { return input_names_; }
+
+  // Runs the float32 model on one batch (float32 arrays, any batch size) and widens the recorded
+  // ranges. Blocks until done. Throws for wrong inputs as CachedOp::Invoke does, and
+  // Error(Status::kInvalidArgument) naming the tensor when a batch yields NaN or infinity.
+  void AddBatch(const std::vector<NDArrayPtr>& inputs);
+
+  // The calibrated model. Throws Error(Status::kInvalidArgument) before any batch was added.
+  QuantizedModel Save() const;
+
+ private:
+  void Record(const NodeEntry& entry, const NDArray& values, int batch);
+
+  Graph graph_;
+  std::map<int, NDArrayPtr> constants_;
+  std::map<int, std::string> keys_;
+  std::vector<std::string> input_names_;
+  std::vector<int> input_ids_;
+  QuantizationScheme scheme_;
+  // The float32 model with the calibrated tensors as its first outputs (probe_outputs_), then its own.
+  std::shared_ptr<CachedOp> probe_;
+  std::vector<NodeEntry> probe_outputs_;
+  mutable std::mutex mu_;               // guards ranges_ and batches_
+  std::map<NodeEntry, Range> ranges_;
+  int batches_ = 0;
+};
+
+}  // namespace qv

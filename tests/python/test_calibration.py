@@ -1,0 +1,76 @@
+"""quiver.calibrate: a float32 model calibrated for int8 without MXNet, and refusals that say why.
+(tests/int8/test_calibrate_mxnet.py checks the written files against MXNet's quantize_net.)"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import quiver
+from conftest import FIXTURES, case, prefix
+
+
+def _digits(manifest):
+    model = manifest["models"]["digits_cnn"]
+    x, _, _ = case(manifest, "digits_cnn", "test_set")
+    labels = np.fromfile(FIXTURES / model["cases"][0]["labels_file"], dtype=np.int32)
+    return x, labels
+
+
+def _int8(path: str) -> quiver.Predictor:
+    try:
+        return quiver.Predictor(path, precision="int8")
+    except quiver.UnsupportedError as e:  # no VNNI: says so instead of passing
+        pytest.skip(f"not run: {e}")
+
+
+def test_calibrated_digits_cnn_keeps_its_accuracy_in_int8(manifest, tmp_path):
+    """Calibrated on the first 64 held-back digits (the fixtures hold no training digits), in batches
+    of 16; MXNet's float32 accuracy on all 360 is 98.61%, int8 must keep 98.3%."""
+    x, labels = _digits(manifest)
+    out = quiver.calibrate(prefix("digits_cnn"), (x[i:i + 16] for i in range(0, 64, 16)), tmp_path / "digits")
+    assert out == str(tmp_path / "digits")
+    with _int8(out) as p:
+        assert p.precision == "int8"
+        logits = p.predict(x)
+    accuracy = float((logits.argmax(axis=1) == labels).mean())
+    assert accuracy >= 0.983, accuracy
+    with quiver.Predictor(prefix("digits_cnn")) as p:  # really int8: float32 computes something else
+        assert not np.array_equal(logits, p.predict(x))
+
+
+def test_batches_may_be_mappings_of_any_batch_size(manifest, tmp_path):
+    x, _ = _digits(manifest)
+    quiver.calibrate(prefix("digits_cnn"), [{"data": x[:1]}, {"data": x[1:40]}], tmp_path / "digits")
+    assert (tmp_path / "digits-symbol.json").exists() and (tmp_path / "digits-0000.params").exists()
+
+
+def test_refusals_name_the_problem(manifest, tmp_path):
+    x, _ = _digits(manifest)
+    model = prefix("digits_cnn")
+    with pytest.raises(quiver.InvalidArgumentError, match="no calibration batch"):
+        quiver.calibrate(model, [], tmp_path / "none")
+    with pytest.raises(quiver.InvalidArgumentError, match="calib_mode 'entropy'.*naive"):
+        quiver.calibrate(model, [x[:4]], tmp_path / "entropy", calib_mode="entropy")
+    bad = x[:4].copy()
+    bad[0, 0, 0, 0] = np.nan
+    with pytest.raises(quiver.InvalidArgumentError, match="batch 1: input 'data' holds NaN"):
+        quiver.calibrate(model, [x[:4], bad], tmp_path / "nan")
+    with pytest.raises(quiver.ShapeError):
+        quiver.calibrate(model, [x[:4, :, :4]], tmp_path / "shape")
+    with pytest.raises(quiver.NotFoundError):
+        quiver.calibrate(tmp_path / "missing", [x[:4]], tmp_path / "missing-out")
+    calibrated = quiver.calibrate(model, [x[:4]], tmp_path / "once")
+    with pytest.raises(quiver.InvalidArgumentError, match="already carries int8 calibration"):
+        quiver.calibrate(calibrated, [x[:4]], tmp_path / "twice")
+    with pytest.raises(quiver.InvalidArgumentError, match="cannot open symbol file"):
+        quiver.calibrate(model, [x[:4]], tmp_path / "no-such-dir" / "out")
+
+
+def test_calibration_frees_what_it_holds(manifest, tmp_path):
+    """2,000 batches through one calibrator, then nothing left: QvGetMemoryStats back to its mark."""
+    x, _ = _digits(manifest)
+    quiver.calibrate(prefix("digits_cnn"), [x[:2]], tmp_path / "warm")
+    before = quiver.memory_stats()
+    quiver.calibrate(prefix("digits_cnn"), (x[i % 358:i % 358 + 2] for i in range(2000)), tmp_path / "many")
+    quiver.wait_all()
+    assert quiver.memory_stats() == before
