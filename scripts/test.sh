@@ -2,9 +2,10 @@
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
 # engine and C API suites and the C programs (CTest), the Python package's suite, the CI set of the
 # conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo) and MXNet's
-# bfloat16 AMP models and int8 quantized models against MXNet's outputs (tests/amp, tests/int8), the wheel and
-# the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven:
-# JUnit 5, ScalaTest, Spark in local mode; scripts/test_jvm.sh).
+# bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs
+# (tests/amp, tests/int8), the wheel and the sdist installed into fresh venvs
+# (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
+# mode; scripts/test_jvm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,6 +15,7 @@ export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
 export QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
 export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
 export QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
+export QUIVER_INT8_SSD_DIR="$(bash tests/int8/make_fixtures.sh --ssd)"  # ~30 s once, then cached
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)

@@ -101,13 +101,15 @@ class Expander {
     } else if (node.op == "_contrib_quantized_pooling" || node.op == "_contrib_quantized_flatten" ||
                node.op == "_contrib_quantized_act") {
       AddPassThrough(id);
+    } else if (node.op == "_contrib_quantized_concat") {
+      AddConcat(id);
     } else if (IsMxnetFusedOp(node.op)) {
       Inline(id);
     } else if (IsMxnetQuantizationOp(node.op)) {
       Unsupported(node, "MXNet's quantized operator is not supported (supported: _contrib_quantize_v2, "
                         "_contrib_requantize, _contrib_dequantize, _contrib_quantized_pooling, "
-                        "_contrib_quantized_flatten, _contrib_quantized_act, and _sg_mkldnn_conv and "
-                        "_sg_mkldnn_fully_connected with quantized=true)");
+                        "_contrib_quantized_flatten, _contrib_quantized_act, _contrib_quantized_concat, "
+                        "and _sg_mkldnn_conv and _sg_mkldnn_fully_connected with quantized=true)");
     } else {
       Node copy = node;
       for (NodeEntry& in : copy.inputs) in = Map(in, QuoteName(node.name));
@@ -142,6 +144,44 @@ class Expander {
     map_[{id, 0}] = Push(std::move(copy));
     const auto q = quantized_.find(node.inputs[0]);
     if (q != quantized_.end()) quantized_[{id, 0}] = q->second;
+  }
+
+  // MXNet's quantized concat: the float Concat of its data inputs. Its inputs are the n data tensors,
+  // then each one's min and max. MXNet puts every input on the widest input range, int8 if any input is
+  // int8, else uint8; the CPU kernel makes that choice from the tensors it is given
+  // (backends/cpu/concat_kernel.cc), and the quantized operators reading the result are told it here.
+  void AddConcat(int id) {
+    const Node& node = in_.nodes[id];
+    const int64_t n = AttrsOf(node).GetInt("num_args", 0);
+    if (n < 1 || node.inputs.size() != static_cast<size_t>(3 * n))
+      Unsupported(node, "expected num_args (" + std::to_string(n) + ") data inputs and a min and max for each, "
+                        "found " + std::to_string(node.inputs.size()) + " inputs");
+    Node copy = node;
+    copy.op = "Concat";
+    copy.inputs.clear();
+    std::optional<Quantized> joined = Quantized{DType::kUInt8, 0.f, 0.f};
+    for (int64_t i = 0; i < n; ++i) {
+      const NodeEntry& data = node.inputs[i];
+      for (int64_t k : {n + 2 * i, n + 2 * i + 1})
+        if (node.inputs[k].node != data.node)
+          Unsupported(node, "the range of data input " + std::to_string(i) + " is not its producer's");
+      copy.inputs.push_back(Map(data, QuoteName(node.name)));
+      const auto q = quantized_.find(data);
+      if (q == quantized_.end()) {
+        joined.reset();
+      } else if (joined) {
+        if (q->second.type == DType::kInt8) joined->type = DType::kInt8;
+        if (q->second.range && joined->range) joined->range = std::max(*joined->range, *q->second.range);
+        else joined->range.reset();  // measured per run: so is the widest
+      }
+    }
+    copy.attrs.erase("min_calib_range");
+    copy.attrs.erase("max_calib_range");
+    map_[{id, 0}] = Push(std::move(copy));
+    if (joined) {
+      joined->levels = Int8Hints::DataLevels(joined->type);
+      quantized_[{id, 0}] = *joined;
+    }
   }
 
   void Inline(int id) {

@@ -9,9 +9,9 @@
 // product (ops/int8_hints.h), which precision int8 follows and other precisions ignore:
 // `_contrib_quantize_v2`, `_contrib_requantize` and `_contrib_dequantize` disappear (how they quantize
 // is what the hints say about the tensors between quantized layers), `_contrib_quantized_pooling`,
-// `_flatten` and `_act` become the plain operators, and the min/max outputs that carry ranges between
-// MXNet's operators are dropped. Other quantized operators are refused, naming them. An inner
-// product's int8 weights become, when the parameters are bound (DequantizeInt8Params), float32
+// `_flatten`, `_act` and `_concat` become the plain operators, and the min/max outputs that carry
+// ranges between MXNet's operators are dropped. Other quantized operators are refused, naming them. An
+// inner product's int8 weights become, when the parameters are bound (DequantizeInt8Params), float32
 // parameters holding the values MXNet's kernel computes with.
 #pragma once
 

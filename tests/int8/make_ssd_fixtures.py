@@ -12,13 +12,15 @@ scores 0..1 and box coordinates in the hundreds, so every score rounds to 0 and 
 
 Per mode the directory holds (.f32: little-endian float32):
   ssd-in.f32                    the input (4, 3, 128, 128)
-  ssd-f32-OUT.f32               MXNet's float32 outputs, OUT = ids, scores, boxes, and logits (the
-                                class logits, the input of the last softmax, (4, anchors, 21))
+  ssd-f32-OUT.f32               MXNet's float32 outputs, OUT = ids, scores, boxes, and two per anchor,
+                                before non-maximum suppression: logits (the class logits, the input
+                                of the last softmax, (4, anchors, 21)) and decoded (the decoded
+                                boxes, the output of box_decode, (4, anchors, 4))
   ssd-MODE-symbol.json          the quantized model
   ssd-MODE-0000.params
   ssd-MODE-int8-OUT.f32         MXNet's outputs of those files (Module API)
 and manifest.json. Random weights leave the class scores close together, so int8's small errors reorder
-the detections: compare the logits, which the manifest's error figures are about.
+the detections: compare per anchor (logits, decoded), which the manifest's error figures are about.
 """
 import argparse
 import hashlib
@@ -36,7 +38,7 @@ import make_fixtures as int8  # tests/int8/make_fixtures.py: this directory is f
 NAME = "ssd_512_mobilenet1.0_voc"
 SIZE = 128
 SEED = 512
-OUTPUTS = ("ids", "scores", "boxes", "logits")
+OUTPUTS = ("ids", "scores", "boxes", "logits", "decoded")
 
 
 def log(msg):
@@ -54,17 +56,20 @@ def nms_concat(symbol_file):
     return source["name"]
 
 
-def with_logits(sym):
-    """SYM's outputs and the input of its last softmax (the class logits), as one group."""
+def with_per_anchor(sym):
+    """SYM's outputs, the input of its last softmax (the class logits) and the output of its box_decode
+    (the decoded boxes), as one group."""
     nodes = json.loads(sym.tojson())["nodes"]
     softmax = [n for n in nodes if n["op"] == "softmax"][-1]
-    logits = sym.get_internals()[nodes[softmax["inputs"][0][0]]["name"] + "_output"]
-    return mx.sym.Group(list(sym) + [logits])
+    decode = next(n for n in nodes if n["op"] == "_contrib_box_decode")
+    internals = sym.get_internals()
+    logits = internals[nodes[softmax["inputs"][0][0]]["name"] + "_output"]
+    return mx.sym.Group(list(sym) + [logits, internals[decode["name"] + "_output"]])
 
 
 def run(checkpoint, x):
     sym, args, auxs = checkpoint
-    mod = mx.mod.Module(with_logits(sym), data_names=["data"], label_names=None, context=int8.CTX)
+    mod = mx.mod.Module(with_per_anchor(sym), data_names=["data"], label_names=None, context=int8.CTX)
     mod.bind(data_shapes=[("data", x.shape)], for_training=False)
     mod.set_params(args, auxs, allow_missing=False, allow_extra=True)
     mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
@@ -88,15 +93,18 @@ def make_mode(out_dir, net, mode, calib, x, excluded, f32):
     out = run(checkpoint, x)
     ops, fused_ops = int8.op_counts(prefix + "-symbol.json")
     error, scale = int8.max_abs_diff(out["logits"], f32["logits"]), float(np.max(np.abs(f32["logits"])))
+    box_error = int8.max_abs_diff(out["decoded"], f32["decoded"])
     entry = {
         "symbol_file": stem + "-symbol.json", "params_file": stem + "-0000.params",
         "files": write_outputs(out_dir, stem + "-int8", out), "ops": ops, "fused_ops": fused_ops,
         "logits_int8_vs_float32": error, "logits_float32_scale": scale, "logits_relative_error": error / scale,
+        "decoded_int8_vs_float32": box_error,
         "detections": int(np.sum(out["ids"] >= 0)),
         "deterministic": all(np.array_equal(v, run(checkpoint, x)[k]) for k, v in out.items()),
     }
-    log("%s: logits |int8-f32| %.3g of scale %.3g (%.3g), %d detections (float32 %d), %s (%.1f s)" % (
-        mode, error, scale, error / scale, entry["detections"], int(np.sum(f32["ids"] >= 0)),
+    log("%s: logits |int8-f32| %.3g of scale %.3g (%.3g), decoded boxes |int8-f32| %.3g, %d detections "
+        "(float32 %d), %s (%.1f s)" % (
+        mode, error, scale, error / scale, box_error, entry["detections"], int(np.sum(f32["ids"] >= 0)),
         "deterministic" if entry["deterministic"] else "NOT DETERMINISTIC", time.time() - t0))
     return entry
 

@@ -130,17 +130,74 @@ TEST_CASE("DequantizeInt8Params gives int8 weights the values MXNet's kernel mul
   CHECK_THROWS_WITH(DequantizeInt8Params(g, params), Contains("fc0_weight_quantize_max"));
 }
 
+namespace {
+
+// A quantized concat of the pooling (uint8, range 2.5), the quantized data (uint8, 0.999) and, when
+// `with_int8`, the data quantized as int8 (range 3), read by a second quantized inner product.
+std::string ConcatModel(bool with_int8) {
+  const std::string int8_input = with_int8 ? ", [13, 0, 0]" : "";
+  const std::string int8_range = with_int8 ? ", [13, 1, 0], [13, 2, 0]" : "";
+  return R"json(,
+      {"op": "_contrib_quantize_v2", "name": "data_quantize_s8",
+       "attrs": {"max_calib_range": "3.0", "min_calib_range": "-2.0", "out_type": "int8"}, "inputs": [[0, 0, 0]]},
+      {"op": "_contrib_quantized_concat", "name": "quantized_concat0",
+       "attrs": {"dim": "1", "num_args": ")json" + std::string(with_int8 ? "3" : "2") + R"json("},
+       "inputs": [[8, 0, 0], [1, 0, 0])json" + int8_input + R"json(, [8, 1, 0], [8, 2, 0], [1, 1, 0], [1, 2, 0])json" +
+         int8_range + R"json(]},
+      {"op": "null", "name": "fc1_weight_quantize", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_min", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_max", "inputs": []},
+      {"op": "_sg_mkldnn_fully_connected", "name": "quantized_sg_mkldnn_fully_connected_1",
+       "attrs": {"enable_float_output": "True", "quantized": "True"},
+       "inputs": [[14, 0, 0], [15, 0, 0], [14, 1, 0], [14, 2, 0], [16, 0, 0], [17, 0, 0]],
+       "subgraphs": [{
+         "nodes": [
+           {"op": "null", "name": "sg_data", "inputs": []},
+           {"op": "null", "name": "fc1_weight", "inputs": []},
+           {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "2", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]}
+         ],
+         "arg_nodes": [0, 1],
+         "heads": [[2, 0, 0]]
+       }]})json";
+}
+
+}  // namespace
+
+TEST_CASE("MXNet's quantized concat becomes Concat on the widest of its inputs' ranges", "[graph][int8]") {
+  for (const bool with_int8 : {false, true}) {
+    INFO((with_int8 ? "uint8 and int8 inputs" : "uint8 inputs"));
+    const Graph g = ParseSymbolJson(QuantizedModel(ConcatModel(with_int8), "[12, 0, 0], [18, 0, 0]"));
+    const Node& concat = Find(g, "quantized_concat0");
+    CHECK(concat.op == "Concat");
+    REQUIRE(concat.inputs.size() == (with_int8 ? 3u : 2u));
+    CHECK(g.nodes[concat.inputs[0].node].name == "quantized_pool0");
+    CHECK(g.nodes[concat.inputs[1].node].name == "data");
+    // MXNet: int8 if any input is int8, else uint8, over the widest range, with its data levels.
+    const Node& fc = Find(g, "fc1");
+    CHECK(g.nodes[fc.inputs[0].node].name == "quantized_concat0");
+    CHECK(fc.attrs.at(int8_attr::kInType) == (with_int8 ? "int8" : "uint8"));
+    CHECK(std::stof(fc.attrs.at(int8_attr::kInRange)) == Approx(with_int8 ? 3.0 : 2.5));
+    CHECK(std::stof(fc.attrs.at(int8_attr::kInLevels)) == Approx(with_int8 ? 127.5 : 255.5));
+  }
+}
+
 TEST_CASE("Quantized operators Quiver cannot rewrite are refused naming them", "[graph][int8]") {
-  const std::string concat = R"json(,
-      {"op": "_contrib_quantized_concat", "name": "qconcat", "attrs": {"num_args": "1"},
-       "inputs": [[8, 0, 0], [8, 1, 0], [8, 2, 0]]})json";
+  const std::string add = R"json(,
+      {"op": "_contrib_quantized_elemwise_add", "name": "qadd",
+       "inputs": [[8, 0, 0], [8, 0, 0], [8, 1, 0], [8, 2, 0], [8, 1, 0], [8, 2, 0]]})json";
   try {
-    ParseSymbolJson(QuantizedModel(concat, "[13, 0, 0]"));
+    ParseSymbolJson(QuantizedModel(add, "[13, 0, 0]"));
     FAIL("accepted");
   } catch (const Error& e) {
     CHECK(e.status() == Status::kUnsupported);
-    CHECK_THAT(e.what(), Contains("qconcat") && Contains("_contrib_quantized_concat"));
+    CHECK_THAT(e.what(), Contains("qadd") && Contains("_contrib_quantized_elemwise_add"));
   }
+  // A quantized concat whose ranges are not its data inputs' own.
+  const std::string concat = R"json(,
+      {"op": "_contrib_quantized_concat", "name": "qconcat", "attrs": {"num_args": "1"},
+       "inputs": [[8, 0, 0], [1, 1, 0], [1, 2, 0]]})json";
+  CHECK_THROWS_WITH(ParseSymbolJson(QuantizedModel(concat, "[13, 0, 0]")),
+                    Contains("'qconcat'") && Contains("range of data input 0"));
   // A float operator may not read a range output.
   const std::string reads_range = R"json(,
       {"op": "relu", "name": "bad", "inputs": [[1, 1, 0]]})json";

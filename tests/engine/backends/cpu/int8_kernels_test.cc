@@ -223,3 +223,73 @@ TEST_CASE("an int8 inner product with one weight scale and a float32 output matc
   const Tensor want = Rescale(qv_ref::FullyConnected(xq, wq, nullptr, true), x_step, w_steps, &net.params.at("fc0_bias"));
   ExpectWithinOneStep(RunInt8(net, x), want, 0, "inner product");
 }
+
+// Concat of int8 convolution outputs (the convolutions are checked against the reference above; here
+// their outputs are read back and are the reference's inputs), as MXNet's quantized concat computes
+// it: int8 if any input is int8, else uint8, over the widest input range with that type's levels, each
+// input moved onto that grid (rounded to nearest, saturated). The kernel computes the same with float32
+// scales: exact, except where a value lies within float32 rounding of a half step (one step off). A
+// float32 input makes the whole concat float32, and each input keeps its values.
+namespace {
+
+struct ConcatInput {
+  int64_t filters;
+  std::string type;  // int8, uint8 (after a ReLU), or float32 (a float convolution: no hints)
+  float range;
+};
+
+struct Int8ConcatCase {
+  std::string what;
+  int dim;
+  std::vector<ConcatInput> inputs;
+  std::string out_type;  // what MXNet's quantized concat writes
+};
+
+const std::vector<Int8ConcatCase> kConcatCases = {
+    {"int8 and uint8 inputs into int8, on channels", 1, {{8, "int8", 1.2f}, {4, "uint8", 2.4f}, {6, "uint8", 0.9f}}, "int8"},
+    {"uint8 inputs into uint8, on channels", 1, {{4, "uint8", 0.9f}, {8, "uint8", 2.4f}}, "uint8"},
+    {"int8 inputs into int8, on the last axis", -1, {{8, "int8", 0.6f}, {8, "int8", 1.5f}}, "int8"},
+    {"an int8 and a float32 input into float32", 1, {{8, "int8", 1.2f}, {4, "float32", 0}}, "float32"},
+};
+
+}  // namespace
+
+TEST_CASE("int8 concat puts its inputs on the widest input range, as MXNet does", "[ops][int8]") {
+  if (!CpuRunsInt8()) return;
+  unsigned seed = 900;
+  for (const Int8ConcatCase& c : kConcatCases) {
+    RunCase(c.what, [&] {
+      Net net(seed++);
+      const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
+      const Quant in{2.f, 127.5f, false};
+      const int data = net.g.Variable("data");
+      std::vector<qv_test::Entry> parts;
+      float range = 0;
+      for (size_t i = 0; i < c.inputs.size(); ++i) {
+        const ConcatInput& ci = c.inputs[i];
+        const bool relu = ci.type == "uint8";
+        const AttrMap hints = ci.type == "float32" ? AttrMap{} : Hints(in, ci.type, ci.range, true, 127.5f, relu ? 1 : 0);
+        int node = net.Conv("conv" + std::to_string(i), data, 8, ci.filters, p, true, -1, hints);
+        if (relu) node = net.g.Op("Activation", "relu" + std::to_string(i), {{"act_type", "relu"}}, {node});
+        parts.push_back(node);
+        range = std::max(range, ci.range);
+      }
+      net.g.Output(net.g.Op("Concat", "concat0",
+                            {{"dim", std::to_string(c.dim)}, {"num_args", std::to_string(parts.size())}}, parts));
+      for (const qv_test::Entry& part : parts) net.g.Output(part);
+
+      const Tensor x = qv_test::Random({1, 8, 6, 5}, &net.rng, -2.f, 2.f);
+      CompiledGraph op(net.g.ToJson(), net.params, {{"precision", "int8"}});
+      std::vector<Tensor> outputs = op.Run({x});
+      std::vector<Tensor> inputs(outputs.begin() + 1, outputs.end());
+      float step = 0;
+      if (c.out_type != "float32") {
+        const bool is_unsigned = c.out_type == "uint8";
+        step = range / qv::Int8Hints::DataLevels(is_unsigned ? qv::DType::kUInt8 : qv::DType::kInt8);
+        for (Tensor& t : inputs)
+          for (float& v : t.data) v = RoundToStep(v, step, is_unsigned) * step;
+      }
+      ExpectWithinOneStep(outputs[0], qv_ref::Concat(inputs, c.dim), step, c.what);
+    });
+  }
+}
