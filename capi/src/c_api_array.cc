@@ -150,8 +150,7 @@ int QvNDArraySyncCopyFromCPU(QvNDArrayHandle a, const void* data, size_t nbytes)
     // A write ordered after pending reads and writes of the array; a success clears an earlier failure.
     Engine& engine = Engine::Get();
     engine.Push([arr, data, nbytes] { arr->CopyFromHost(data, nbytes); }, {}, {arr->var()});
-    const Failure f = engine.WaitToRead(arr->var());
-    if (!f.ok()) throw Error(f.status, f.message);
+    ThrowIfFailed(engine.WaitToRead(arr->var()));
   });
 }
 
@@ -164,8 +163,7 @@ int QvNDArraySyncCopyToCPU(QvNDArrayHandle a, void* data, size_t nbytes) {
     // A read ordered after pending writes; it is skipped (and reports their failure) if they failed.
     VarPtr done = engine.NewVar();
     engine.Push([arr, data, nbytes] { arr->CopyToHost(data, nbytes); }, {arr->var()}, {done});
-    const Failure f = engine.WaitToRead(done);
-    if (!f.ok()) throw Error(f.status, f.message);
+    ThrowIfFailed(engine.WaitToRead(done));
   });
 }
 

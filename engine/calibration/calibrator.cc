@@ -9,15 +9,6 @@
 #include "graph/mxnet_subgraphs.h"
 
 namespace qv {
-namespace {
-
-void WaitFor(const NDArray& array) {
-  const Failure f = Engine::Get().WaitToRead(array.var());
-  if (!f.ok()) throw Error(f.status, f.message);
-}
-
-}  // namespace
-
 Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) : graph_(graph) {
   Check(CountInt8Nodes(graph_) == 0, Status::kInvalidArgument,
         "the model already carries int8 calibration; calibrate its float32 model");
@@ -38,11 +29,15 @@ Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPt
 
   Graph probe = graph_;
   probe.outputs.clear();
-  for (const NodeEntry& e : scheme_.calibrated)
-    if (!graph_.nodes[e.node].is_variable()) {
+  for (const NodeEntry& e : scheme_.calibrated) {
+    auto input = std::find(input_ids_.begin(), input_ids_.end(), e.node);
+    if (input != input_ids_.end()) {
+      calibrated_inputs_.push_back(input - input_ids_.begin());
+    } else {
       probe.outputs.push_back(e);
       probe_outputs_.push_back(e);
     }
+  }
   // The model's own outputs too, so that a batch the model cannot run fails here as it would there.
   probe.outputs.insert(probe.outputs.end(), graph_.outputs.begin(), graph_.outputs.end());
   CachedOpOptions options;
@@ -50,19 +45,17 @@ Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPt
   probe_ = CachedOp::Create(probe, params, options);
 }
 
-void Calibrator::Record(const NodeEntry& entry, const NDArray& values, int batch) {
+std::optional<Range> Calibrator::Measure(const NodeEntry& entry, const NDArray& values, int batch) const {
   const float* x = values.data_as<float>();
   const int64_t n = values.size();
-  if (n == 0) return;
-  const auto [lo, hi] = std::minmax_element(x, x + n);
-  const bool finite = std::all_of(x, x + n, [](float v) { return std::isfinite(v); });
+  if (n == 0) return std::nullopt;
   const Node& node = graph_.nodes[entry.node];
-  Check(finite, Status::kInvalidArgument,
+  Check(std::all_of(x, x + n, [](float v) { return std::isfinite(v); }), Status::kInvalidArgument,
         "calibration batch " + std::to_string(batch) + ": " +
             (node.is_variable() ? "input '" + node.name + "'" : "the output of node '" + node.name + "'") +
             " holds NaN or infinity");
-  auto [it, first] = ranges_.try_emplace(entry, Range{*lo, *hi});
-  if (!first) it->second = {std::min(it->second.min, *lo), std::max(it->second.max, *hi)};
+  const auto [lo, hi] = std::minmax_element(x, x + n);
+  return Range{*lo, *hi};
 }
 
 void Calibrator::AddBatch(const std::vector<NDArrayPtr>& inputs) {
@@ -81,20 +74,22 @@ void Calibrator::AddBatch(const std::vector<NDArrayPtr>& inputs) {
     probe_inputs.push_back(inputs[at - input_names_.begin()]);
   }
   probe_->Invoke(probe_inputs, &outputs);
-  for (const NDArrayPtr& in : inputs) WaitFor(*in);
-  for (const NDArrayPtr& out : outputs) WaitFor(*out);
+  for (const NDArrayPtr& in : inputs) ThrowIfFailed(Engine::Get().WaitToRead(in->var()));
+  for (const NDArrayPtr& out : outputs) ThrowIfFailed(Engine::Get().WaitToRead(out->var()));
 
   std::lock_guard<std::mutex> lock(mu_);
-  const int batch = batches_;
-  std::map<NodeEntry, Range> before = ranges_;
-  try {
-    for (size_t i = 0; i < input_ids_.size(); ++i)
-      if (std::count(scheme_.calibrated.begin(), scheme_.calibrated.end(), NodeEntry{input_ids_[i], 0}) != 0)
-        Record({input_ids_[i], 0}, *inputs[i], batch);
-    for (size_t i = 0; i < probe_outputs_.size(); ++i) Record(probe_outputs_[i], *outputs[i], batch);
-  } catch (...) {
-    ranges_ = std::move(before);  // a rejected batch leaves the ranges as they were
-    throw;
+  // Every tensor is measured before any range widens: a rejected batch leaves them as they were.
+  std::vector<std::pair<NodeEntry, std::optional<Range>>> measured;
+  for (size_t i : calibrated_inputs_) {
+    const NodeEntry input{input_ids_[i], 0};
+    measured.emplace_back(input, Measure(input, *inputs[i], batches_));
+  }
+  for (size_t i = 0; i < probe_outputs_.size(); ++i)
+    measured.emplace_back(probe_outputs_[i], Measure(probe_outputs_[i], *outputs[i], batches_));
+  for (const auto& [entry, r] : measured) {
+    if (!r) continue;  // an empty tensor says nothing about the range
+    auto [it, first] = ranges_.try_emplace(entry, *r);
+    if (!first) it->second = {std::min(it->second.min, r->min), std::max(it->second.max, r->max)};
   }
   ++batches_;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,13 +36,16 @@ class Calibrator {
   QuantizedModel Save() const;
 
  private:
-  void Record(const NodeEntry& entry, const NDArray& values, int batch);
+  // The smallest and largest value of `values` (none for an empty tensor); throws naming `entry` for
+  // NaN or infinity.
+  std::optional<Range> Measure(const NodeEntry& entry, const NDArray& values, int batch) const;
 
   Graph graph_;
   std::map<int, NDArrayPtr> constants_;
   std::map<int, std::string> keys_;
   std::vector<std::string> input_names_;
-  std::vector<int> input_ids_;
+  std::vector<int> input_ids_;            // their variable nodes
+  std::vector<size_t> calibrated_inputs_;  // indices of the inputs whose ranges calibration records
   QuantizationScheme scheme_;
   // The float32 model with the calibrated tensors as its first outputs (probe_outputs_), then its own.
   std::shared_ptr<CachedOp> probe_;

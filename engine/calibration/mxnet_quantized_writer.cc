@@ -38,6 +38,20 @@ NDArrayPtr Scalar(float v) {
   return a;
 }
 
+// MXNet's offline quantization of an inner product's weight or bias (its `_contrib_quantize`, int8):
+// symmetric around zero with 127 steps over the larger of |min| and |max|; returns that range.
+float QuantizeSymmetric(const NDArray& values, NDArray& int8_out) {
+  const float* x = values.data_as<float>();
+  const int64_t n = values.size();
+  float range = 0;
+  for (int64_t i = 0; i < n; ++i) range = std::max(range, std::fabs(x[i]));
+  int8_t* q = int8_out.data_as<int8_t>();
+  const float scale = range > 0 ? 127.f / range : 0.f;
+  for (int64_t i = 0; i < n; ++i)
+    q[i] = static_cast<int8_t>(std::copysign(std::min(std::fabs(x[i]) * scale + 0.5f, 127.f), x[i]));
+  return range;
+}
+
 // A fused operator's subgraph: variables for its inputs, then copies of the nodes it fused.
 class Subgraph {
  public:
@@ -108,11 +122,11 @@ class Writer {
     return static_cast<int>(nodes_.size()) - 1;
   }
 
-  // A new parameter variable holding `value`.
-  int Param(const std::string& name, NDArrayPtr value, const std::string& key) {
-    const int at = Emit(NodeJson("null", name, json::object(), json::array()));
+  // A parameter variable holding `value`, stored under `key` (a new one's: "arg:" + name).
+  int Param(const std::string& name, NDArrayPtr value, const std::string& key = "", json attrs = json::object()) {
+    const int at = Emit(NodeJson("null", name, std::move(attrs), json::array()));
     arg_nodes_.push_back(at);
-    params_.names.push_back(key);
+    params_.names.push_back(key.empty() ? "arg:" + name : key);
     params_.arrays.push_back(std::move(value));
     return at;
   }
@@ -125,8 +139,7 @@ class Writer {
     auto c = constants_.find(id);
     int at;
     if (c != constants_.end()) {
-      at = Param(v.name, c->second, keys_.at(id));
-      nodes_[at]["attrs"] = AttrsJson(v.attrs);
+      at = Param(v.name, c->second, keys_.at(id), AttrsJson(v.attrs));
     } else {
       at = Emit(NodeJson("null", v.name, AttrsJson(v.attrs), json::array()));
       arg_nodes_.push_back(at);
@@ -189,22 +202,20 @@ class Writer {
     json in = json::array();
     const json data = Int8(l.data);
     in.push_back(data[0]);
-    std::vector<int> conv_in = {sub.Input(SourceName(l.data))};
-    for (size_t i = 1; i < conv.inputs.size(); ++i) {
-      in.push_back(Ref(Var(conv.inputs[i].node)));
-      conv_in.push_back(sub.Input(g_.nodes[conv.inputs[i].node].name));
-    }
-    int tail = sub.Copy(conv, conv_in);
+    // A fused node's parameters (inputs 1...): inputs of the written node and of the subgraph.
+    auto with_params = [&](const Node& n, std::vector<int> inner) {
+      for (size_t i = 1; i < n.inputs.size(); ++i) {
+        in.push_back(Ref(Var(n.inputs[i].node)));
+        inner.push_back(sub.Input(g_.nodes[n.inputs[i].node].name));
+      }
+      return inner;
+    };
+    int tail = sub.Copy(conv, with_params(conv, {sub.Input(SourceName(l.data))}));
     json attrs = CalibAttrs(l.output);
     attrs["quantized"] = "true";
     if (l.batch_norm >= 0) {
       const Node& bn = g_.nodes[l.batch_norm];
-      std::vector<int> bn_in = {tail};
-      for (size_t i = 1; i < bn.inputs.size(); ++i) {
-        in.push_back(Ref(Var(bn.inputs[i].node)));
-        bn_in.push_back(sub.Input(g_.nodes[bn.inputs[i].node].name));
-      }
-      tail = sub.Copy(bn, bn_in);
+      tail = sub.Copy(bn, with_params(bn, {tail}));
       attrs["with_bn"] = "true";
     }
     if (l.act >= 0) {
@@ -243,8 +254,7 @@ class Writer {
     NDArrayPtr q = NDArray::Create(values.shape(), DType::kInt8);
     const float range = QuantizeSymmetric(values, *q);
     const std::string name = v.name + "_quantize";
-    return {Ref(Param(name, q, "arg:" + name)), Ref(Param(name + "_min", Scalar(-range), "arg:" + name + "_min")),
-            Ref(Param(name + "_max", Scalar(range), "arg:" + name + "_max"))};
+    return {Ref(Param(name, q)), Ref(Param(name + "_min", Scalar(-range))), Ref(Param(name + "_max", Scalar(range)))};
   }
 
   int WriteInnerProduct(const QuantizedLayer& l) {
@@ -285,18 +295,6 @@ class Writer {
 };
 
 }  // namespace
-
-float QuantizeSymmetric(const NDArray& values, NDArray& int8_out) {
-  const float* x = values.data_as<float>();
-  const int64_t n = values.size();
-  float range = 0;
-  for (int64_t i = 0; i < n; ++i) range = std::max(range, std::fabs(x[i]));
-  int8_t* q = int8_out.data_as<int8_t>();
-  const float scale = range > 0 ? 127.f / range : 0.f;
-  for (int64_t i = 0; i < n; ++i)
-    q[i] = static_cast<int8_t>(std::copysign(std::min(std::fabs(x[i]) * scale + 0.5f, 127.f), x[i]));
-  return range;
-}
 
 QuantizedModel WriteMxnetQuantized(const Graph& graph, const std::map<int, NDArrayPtr>& constants,
                                    const std::map<int, std::string>& keys, const QuantizationScheme& scheme,

@@ -32,8 +32,4 @@ QuantizedModel WriteMxnetQuantized(const Graph& graph, const std::map<int, NDArr
                                    const std::map<int, std::string>& keys, const QuantizationScheme& scheme,
                                    const std::map<NodeEntry, Range>& ranges);
 
-// MXNet's offline quantization of an inner product's weight or bias (its `_contrib_quantize`, int8):
-// symmetric around zero with 127 steps over the larger of |min| and |max|; returns that range.
-float QuantizeSymmetric(const NDArray& values, NDArray& int8_out);
-
 }  // namespace qv

@@ -39,6 +39,11 @@ struct Failure {
   bool ok() const { return status == Status::kOk; }
 };
 
+// Throws `f` as an Error unless it is ok: the way back from FailureFromCurrentException.
+inline void ThrowIfFailed(const Failure& f) {
+  if (!f.ok()) throw Error(f.status, f.message);
+}
+
 // The failure that the exception being handled stands for; call inside a catch block. The only place
 // that turns exceptions into statuses: backends translate their libraries' exceptions into Error
 // where they call them.

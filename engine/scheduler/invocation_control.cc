@@ -41,8 +41,7 @@ Failure InvocationControl::Check() {
 }
 
 void InvocationControl::ThrowIfEnded() {
-  const Failure failure = Check();
-  if (!failure.ok()) throw Error(failure.status, failure.message);
+  ThrowIfFailed(Check());
 }
 
 bool InvocationControl::Alive(Clock::time_point now) const {

@@ -48,9 +48,11 @@ def calibrate(model_prefix: Union[str, "os.PathLike[str]"], batches: Iterable[In
         input_names = capi.QvCalibratorListInputs(calibrator)
         dtypes = ["float32"] * len(input_names)
         for batch in batches:
-            arrays = input_arrays(batch, input_names, dtypes)
-            inputs = [capi.array_from_buffer(array) for array in arrays]
+            arrays = input_arrays(batch, input_names, dtypes)  # the handles below read them in place
+            inputs = []
             try:
+                for array in arrays:
+                    inputs.append(capi.array_from_buffer(array))
                 capi.QvCalibratorAddBatch(calibrator, inputs)
             finally:
                 for handle in inputs:

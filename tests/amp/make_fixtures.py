@@ -50,6 +50,18 @@ def write_f32(path, array):
     np.ascontiguousarray(array, dtype="<f4").tofile(path)
 
 
+def write_manifest(out_dir, script, content):
+    """Writes OUT_DIR/manifest.json: which generator SCRIPT (a path) made the directory, the SHA-256 of
+    its file and MXNet's version, then CONTENT (a dict)."""
+    with open(script, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    repository = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    manifest = {"generator": os.path.relpath(os.path.abspath(script), repository), "generator_sha256": sha,
+                "mxnet_version": mx.__version__, **content}
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+
+
 def batchnorms(block):
     found = []
     for child in block._children.values():
@@ -272,12 +284,7 @@ def main():
     models = [zoo(args.out, "resnet18_v1", 1818, 64, True),
               zoo(args.out, "mobilenet0.25", 2525, 64, False),
               digits(args.out, args.digits)]
-    with open(os.path.abspath(__file__), "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-    manifest = {"generator": "tests/amp/make_fixtures.py", "generator_sha256": sha,
-                "mxnet_version": mx.__version__, "models": models}
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2)
+    write_manifest(args.out, __file__, {"models": models})
     log("done in %.1f s" % (time.time() - t0))
 
 

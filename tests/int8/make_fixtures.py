@@ -47,7 +47,6 @@ What MXNet does that a reader of these files should know:
 """
 import argparse
 import collections
-import hashlib
 import importlib.util
 import json
 import os
@@ -229,12 +228,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     mx.random.seed(0)
     models = [zoo(args.out, name, seed) for name, seed in ZOO] + [digits(args.out, args.digits)]
-    with open(os.path.abspath(__file__), "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-    manifest = {"generator": "tests/int8/make_fixtures.py", "generator_sha256": sha,
-                "mxnet_version": mx.__version__, "models": models}
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2)
+    AMP.write_manifest(args.out, __file__, {"models": models})
     unstable = ["%s %s" % (m["name"], mode) for m in models for mode, e in m["modes"].items()
                 if not e["deterministic"]]
     if unstable:

@@ -23,7 +23,6 @@ and manifest.json. Random weights leave the class scores close together, so int8
 the detections: compare per anchor (logits, decoded), which the manifest's error figures are about.
 """
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -125,10 +124,7 @@ def main():
     int8.AMP.write_f32(os.path.join(args.out, "ssd-in.f32"), x)
     excluded = nms_concat(source + "-symbol.json")
     modes = {mode: make_mode(args.out, net, mode, calib, x, excluded, f32) for mode in int8.MODES}
-    with open(os.path.abspath(__file__), "rb") as f:
-        sha = hashlib.sha256(f.read()).hexdigest()
-    manifest = {
-        "generator": "tests/int8/make_ssd_fixtures.py", "generator_sha256": sha, "mxnet_version": mx.__version__,
+    int8.AMP.write_manifest(args.out, __file__, {
         "source": "tests/conformance/make_fixtures.sh ci's %s" % NAME, "epoch": 0, "input_name": "data",
         "input_file": "ssd-in.f32", "input_shape": list(x.shape),
         "output_shapes": {k: list(v.shape) for k, v in f32.items()},
@@ -136,9 +132,7 @@ def main():
         "calibration": {"source": "seeded standard-normal images (RandomState(%d), after the input)" % SEED,
                         "examples": len(calib), "batch": int8.BATCH},
         "excluded_layers": [excluded], "modes": modes,
-    }
-    with open(os.path.join(args.out, "manifest.json"), "w") as f:
-        json.dump(manifest, f, indent=2)
+    })
     unstable = [mode for mode, e in modes.items() if not e["deterministic"]]
     if unstable:
         raise RuntimeError("MXNet's int8 SSD outputs differ between two runs: " + ", ".join(unstable))

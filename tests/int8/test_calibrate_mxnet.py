@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 import quiver
+from int8_support import load_manifest, not_run_without_int8_cpu, skip_or_fail
 
 INT8_DIR = Path(os.environ.get("QUIVER_INT8_DIR", ""))
 DIGITS_DIR = Path(os.environ.get("QUIVER_FIXTURES_DIR", ""))
@@ -38,20 +39,12 @@ RUN_MXNET = Path(__file__).with_name("run_mxnet.py")
 MODELS = ["resnet18_v1", "mobilenetv2_1.0", "mobilenet0.25", "digits_cnn"]
 
 
-def _skip_or_fail(message: str) -> None:
-    if os.environ.get("QUIVER_REQUIRE_FIXTURES") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def manifest() -> dict:
-    path = INT8_DIR / "manifest.json"
-    if not os.environ.get("QUIVER_INT8_DIR") or not path.exists():
-        _skip_or_fail("no int8 fixtures: set QUIVER_INT8_DIR (tests/int8/make_fixtures.sh prints it)")
+    manifest = load_manifest("QUIVER_INT8_DIR", "tests/int8/make_fixtures.sh")
     if not MXNET:
-        _skip_or_fail("no MXNet: set QUIVER_MXNET to scripts/setup_mxnet_venv.sh's python")
-    return json.loads(path.read_text())
+        skip_or_fail("no MXNet: set QUIVER_MXNET to scripts/setup_mxnet_venv.sh's python")
+    return manifest
 
 
 @pytest.fixture(scope="module")
@@ -83,28 +76,41 @@ def _mxnet_run(prefix: str, x: np.ndarray, tmp_path: Path) -> np.ndarray:
     return np.fromfile(out_file, dtype="<f4")
 
 
+def _quiver_int8(prefix: str, x: np.ndarray) -> np.ndarray:
+    try:
+        with quiver.Predictor(prefix, precision="int8") as p:
+            assert p.precision == "int8"
+            return np.array(p.predict(x))
+    except quiver.UnsupportedError as e:
+        not_run_without_int8_cpu(e)
+
+
+def _inner_ops(node: dict) -> list:
+    """The operators a fused node runs (its subgraph's), in order; none for a plain node."""
+    return [n for n in node.get("subgraphs", [{"nodes": []}])[0]["nodes"] if n["op"] != "null"]
+
+
+def _layer(node: dict) -> str:
+    """The name of the layer a node runs: its first fused operator's, else its own."""
+    inner = _inner_ops(node)
+    return inner[0]["name"] if inner else node["name"]
+
+
 def _fused_nodes(symbol: dict) -> dict:
     """Each operator node by the name of the layer it runs, with its attributes minus the ranges."""
-    nodes = {}
+    nodes: dict = {}
     for node in symbol["nodes"]:
         if node["op"] == "null":
             continue
-        inner = [n for n in node.get("subgraphs", [{"nodes": []}])[0]["nodes"] if n["op"] != "null"]
-        key = inner[0]["name"] if inner else node["name"]
         attrs = {k: v for k, v in node.get("attrs", {}).items() if "calib_range" not in k}
-        nodes.setdefault(key, []).append((node["op"], attrs, [(n["op"], n.get("attrs", {})) for n in inner]))
+        nodes.setdefault(_layer(node), []).append(
+            (node["op"], attrs, [(n["op"], n.get("attrs", {})) for n in _inner_ops(node)]))
     return nodes
 
 
 def _ranges(symbol: dict) -> dict:
-    out = {}
-    for node in symbol["nodes"]:
-        attrs = node.get("attrs", {})
-        if "min_calib_range" in attrs:
-            inner = [n for n in node.get("subgraphs", [{"nodes": []}])[0]["nodes"] if n["op"] != "null"]
-            key = inner[0]["name"] if inner else node["name"]
-            out[key] = (float(attrs["min_calib_range"]), float(attrs["max_calib_range"]))
-    return out
+    return {_layer(node): (float(node["attrs"]["min_calib_range"]), float(node["attrs"]["max_calib_range"]))
+            for node in symbol["nodes"] if "min_calib_range" in node.get("attrs", {})}
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -144,9 +150,7 @@ def test_mxnet_and_quiver_run_it_with_int8_error_of_mxnets_size(calibrated, name
     f32 = _load(INT8_DIR / files["float32"], entry["output_shape"])
     mxnet_own = _load(INT8_DIR / entry["modes"]["naive"]["output_file"], entry["output_shape"])
     mxnet = _mxnet_run(prefix, x, tmp_path).reshape(f32.shape)
-    with quiver.Predictor(prefix, precision="int8") as p:
-        assert p.precision == "int8"
-        ours = p.predict(x)
+    ours = _quiver_int8(prefix, x)
     scale = float(np.abs(f32).max())
     err_m0, err_m, err_q = (float(np.abs(a - f32).max()) / scale for a in (mxnet_own, mxnet, ours))
     print(f"{name}: int8 error / scale: MXNet on its export {err_m0:.4f}, MXNet on Quiver's {err_m:.4f}, "
@@ -161,8 +165,7 @@ def test_digits_cnn_calibrated_by_quiver_keeps_its_accuracy(calibrated, tmp_path
     test_set = next(c for c in digits["cases"] if c["name"] == "test_set")
     x = _load(DIGITS_DIR / test_set["input_file"], test_set["input_shape"])
     labels = np.fromfile(DIGITS_DIR / test_set["labels_file"], dtype=np.int32)
-    with quiver.Predictor(prefix, precision="int8") as p:
-        ours = float((p.predict(x).argmax(axis=1) == labels).mean())
+    ours = float((_quiver_int8(prefix, x).argmax(axis=1) == labels).mean())
     mxnet = float((_mxnet_run(prefix, x, tmp_path).reshape(len(labels), -1).argmax(axis=1) == labels).mean())
     print(f"digits calibrated by Quiver: Quiver int8 {ours:.4f}, MXNet int8 {mxnet:.4f}")
     assert ours >= 0.983 and mxnet >= 0.983

@@ -30,28 +30,21 @@ import numpy as np
 import pytest
 
 import quiver
+from int8_support import load_manifest, not_run_without_int8_cpu
 
 INT8_DIR = Path(os.environ.get("QUIVER_INT8_DIR", ""))
 DIGITS_DIR = Path(os.environ.get("QUIVER_FIXTURES_DIR", ""))
 
 
-def _skip_or_fail(message: str) -> None:
-    if os.environ.get("QUIVER_REQUIRE_FIXTURES") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def manifest() -> dict:
-    path = INT8_DIR / "manifest.json"
-    if not os.environ.get("QUIVER_INT8_DIR") or not path.exists():
-        _skip_or_fail("no int8 fixtures: set QUIVER_INT8_DIR (tests/int8/make_fixtures.sh prints it)")
+    manifest = load_manifest("QUIVER_INT8_DIR", "tests/int8/make_fixtures.sh")
     try:
         with quiver.Predictor(str(INT8_DIR / "digits_cnn-naive"), precision="int8"):
             pass
-    except quiver.UnsupportedError as e:  # no VNNI: says so instead of passing
-        pytest.skip(f"not run: {e}")
-    return json.loads(path.read_text())
+    except quiver.UnsupportedError as e:
+        not_run_without_int8_cpu(e)
+    return manifest
 
 
 def _load(name: str, shape) -> np.ndarray:

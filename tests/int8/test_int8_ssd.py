@@ -36,24 +36,16 @@ import numpy as np
 import pytest
 
 import quiver
+from int8_support import load_manifest, not_run_without_int8_cpu
 
 SSD_DIR = Path(os.environ.get("QUIVER_INT8_SSD_DIR", ""))
 MODES = ("naive", "entropy", "none")
 OUTPUTS = ("ids", "scores", "boxes", "logits", "decoded")  # as the graph below returns them
 
 
-def _skip_or_fail(message: str) -> None:
-    if os.environ.get("QUIVER_REQUIRE_FIXTURES") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def manifest() -> dict:
-    path = SSD_DIR / "manifest.json"
-    if not os.environ.get("QUIVER_INT8_SSD_DIR") or not path.exists():
-        _skip_or_fail("no int8 SSD fixtures: set QUIVER_INT8_SSD_DIR (tests/int8/make_fixtures.sh --ssd prints it)")
-    return json.loads(path.read_text())
+    return load_manifest("QUIVER_INT8_SSD_DIR", "tests/int8/make_fixtures.sh --ssd")
 
 
 def _load(manifest: dict, name: str, key: str) -> np.ndarray:
@@ -95,9 +87,7 @@ def test_int8_ssd_error_is_of_mxnets_size(manifest, tmp_path, mode):
     try:
         ours = _run(prefix, x, "int8")
     except quiver.UnsupportedError as e:
-        if "dot-product instructions" not in str(e):  # only a CPU without VNNI skips; a refused model fails
-            raise
-        pytest.skip(f"not run: {e}")
+        not_run_without_int8_cpu(e)
 
     for key in ("logits", "decoded"):
         scale = float(np.abs(f32[key]).max())
