@@ -51,7 +51,7 @@ std::optional<Range> Calibrator::Measure(const NodeEntry& entry, const NDArray& 
   if (n == 0) return std::nullopt;
   const Node& node = graph_.nodes[entry.node];
   Check(std::all_of(x, x + n, [](float v) { return std::isfinite(v); }), Status::kInvalidArgument,
-        "calibration batch " + std::to_string(batch) + ": " +
+        "calibration batch " + std::to_string(batch + 1) + ": " +  // counted from 1, as users count
             (node.is_variable() ? "input '" + node.name + "'" : "the output of node '" + node.name + "'") +
             " holds NaN or infinity");
   const auto [lo, hi] = std::minmax_element(x, x + n);

@@ -55,7 +55,7 @@ def test_refusals_name_the_problem(manifest, tmp_path):
         quiver.calibrate(model, [x[:4]], tmp_path / "entropy", calib_mode="entropy")
     bad = x[:4].copy()
     bad[0, 0, 0, 0] = np.nan
-    with pytest.raises(quiver.InvalidArgumentError, match="batch 1: input 'data' holds NaN"):
+    with pytest.raises(quiver.InvalidArgumentError, match="batch 2: input 'data' holds NaN"):
         quiver.calibrate(model, [x[:4], bad], tmp_path / "nan")
     with pytest.raises(quiver.ShapeError):
         quiver.calibrate(model, [x[:4, :, :4]], tmp_path / "shape")

@@ -8,15 +8,16 @@ from typing import List, Optional
 
 from ..errors import QuiverError
 from . import args as cli_args
-from . import bench, check, classify, detect, info
+from . import bench, calibrate, check, classify, detect, info
 
 
 def parser() -> argparse.ArgumentParser:
-    top = cli_args.Parser(prog="quiver", description="Quiver: inspect, check, benchmark and run MXNet models.")
+    top = cli_args.Parser(prog="quiver",
+                          description="Quiver: inspect, check, benchmark, run and calibrate MXNet models.")
     top.add_argument("--version", action="version", version=f"quiver {_version()}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                   parser_class=cli_args.Parser)
-    for module in (info, check, bench, classify, detect):
+    for module in (info, check, bench, classify, detect, calibrate):
         module.add_parser(commands)
     return top
 
