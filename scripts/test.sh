@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds everything, makes (or reuses) the MXNet fixtures, and runs every test suite: the Catch2
 # engine and C API suites and the C programs (CTest), the Python package's suite, the CI set of the
-# conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo) and MXNet's
-# bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs
-# (tests/amp, tests/int8), the wheel and the sdist installed into fresh venvs
-# (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
+# conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), MXNet's
+# bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs,
+# precision bfloat16 on the conformance models against MXNet's own bfloat16 error (tests/amp,
+# tests/int8), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
 # mode; scripts/test_jvm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -13,6 +13,7 @@ build_dir="$(bash scripts/build.sh)"
 export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
 export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
 export QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
+export QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conformance)"  # MXNet's bf16 error, ~5 s once
 export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
 export QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
 export QUIVER_INT8_SSD_DIR="$(bash tests/int8/make_fixtures.sh --ssd)"  # ~30 s once, then cached

@@ -1,0 +1,120 @@
+"""Records MXNet 1.9.1's own bfloat16 error on the conformance suite's models: its AMP conversion of each
+float32 file, run on that file's inputs, against its float32 output.
+
+    python tests/amp/make_conformance_fixtures.py --out DIR --conformance CONFORMANCE_DIR
+
+Run with scripts/setup_mxnet_venv.sh's python (tests/amp/make_fixtures.sh --conformance does, and caches
+DIR). CONFORMANCE_DIR is tests/conformance/make_fixtures.sh ci's directory; its files are read, never
+changed. MXNet runs bfloat16 only through AMP: each model is converted by mxnet.contrib.amp.convert_model
+(target_dtype='bfloat16', cast_optional_params=True) and run twice, through the Module API (graph
+executor, oneDNN fusion on) and through gluon.SymbolBlock (no fusion: it rounds elsewhere), since the two
+round at different places and differ from each other by about as much as from float32.
+
+What is compared: a classifier's output; for the detector, its two outputs per anchor before
+non-maximum suppression (its final detections are a selection from them, which small errors reorder):
+the class logits (the input of the last softmax) and the decoded boxes (box_decode's output). For the
+detector the directory holds its float32 symbol with these two outputs appended, which is what MXNet ran
+and what the test runs; its params are the conformance file's.
+
+Per model and conformance input the directory holds, as little-endian float32:
+  NAME-SHAPE-in.f32             the input (copied from the conformance .npy)
+  NAME-SHAPE-OUT-float32.f32    MXNet's float32 output of the original file (OUT = output, or logits
+                                and decoded for the detector)
+  NAME-SHAPE-OUT-amp.f32        MXNet's AMP bfloat16 output (Module), and -amp_gluon.f32 (SymbolBlock)
+and manifest.json with the shapes and MXNet's errors (max |amp - float32|, each path).
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import mxnet as mx
+from mxnet import gluon
+from mxnet.contrib import amp
+
+import make_fixtures as AMP  # tests/amp/make_fixtures.py: run_module's graph executor, write_f32, the manifest
+
+PATHS = ("amp", "amp_gluon")
+
+
+def per_anchor_heads(symbol_json):
+    """The detector's symbol with its class logits and decoded boxes appended to its outputs."""
+    graph = json.loads(symbol_json)
+    nodes = graph["nodes"]
+    softmax = [n for n in nodes if n["op"] == "softmax"][-1]
+    decode = next(i for i, n in enumerate(nodes) if n["op"] == "_contrib_box_decode")
+    graph["heads"] = graph["heads"] + [softmax["inputs"][0], [decode, 0, 0]]
+    return json.dumps(graph)
+
+
+def run_all_outputs(sym, args, auxs, x):
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=None, context=AMP.CTX)
+    mod.bind(data_shapes=[("data", x.shape)], for_training=False)
+    mod.set_params(args, auxs, allow_missing=False, allow_extra=True)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
+    return [o.asnumpy().astype(np.float32) for o in mod.get_outputs()]
+
+
+def run_gluon_all_outputs(prefix, x):
+    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params", ctx=AMP.CTX)
+    out = block(mx.nd.array(x))
+    return [o.asnumpy().astype(np.float32) for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+
+def make_model(out_dir, conformance_dir, model):
+    t0 = time.time()
+    name, source = model["name"], os.path.join(conformance_dir, model["prefix"])
+    sym, args, auxs = mx.model.load_checkpoint(source, 0)
+    if model["task"] == "detection":
+        compared, first = ("logits", "decoded"), len(sym.list_outputs())
+        symbol_file = name + "-per-anchor-symbol.json"
+        sym = mx.sym.load_json(per_anchor_heads(sym.tojson()))
+        sym.save(os.path.join(out_dir, symbol_file))
+    else:
+        compared, first, symbol_file = ("output",), 0, None
+    s16, a16, x16 = amp.convert_model(sym, dict(args), dict(auxs), target_dtype="bfloat16",
+                                      cast_optional_params=True)
+    amp_prefix = os.path.join(out_dir, "_tmp_amp_" + name)
+    mx.model.save_checkpoint(amp_prefix, 0, s16, a16, x16, remove_amp_cast=False)
+    cases = []
+    for case in model["cases"]:
+        x = np.load(os.path.join(conformance_dir, case["input"]))
+        stem = "%s-%s" % (name, "x".join(map(str, x.shape)))
+        runs = {"float32": run_all_outputs(sym, args, auxs, x), "amp": run_all_outputs(s16, a16, x16, x),
+                "amp_gluon": run_gluon_all_outputs(amp_prefix, x)}
+        files, errors, shapes, scales = {"input": stem + "-in.f32"}, {}, {}, {}
+        AMP.write_f32(os.path.join(out_dir, files["input"]), x)
+        for index, key in enumerate(compared):
+            f32 = runs["float32"][first + index]
+            shapes[key], scales[key] = list(f32.shape), float(np.max(np.abs(f32)))
+            for run, outputs in runs.items():
+                files["%s-%s" % (key, run)] = "%s-%s-%s.f32" % (stem, key, run)
+                AMP.write_f32(os.path.join(out_dir, files["%s-%s" % (key, run)]), outputs[first + index])
+            errors[key] = {path: AMP.stats(runs[path][first + index], f32) for path in PATHS}
+        cases.append({"input_shape": list(x.shape), "files": files, "output_shapes": shapes,
+                      "output_scales": scales, "mxnet_bfloat16_error": errors})
+        AMP.log("%s %s: MXNet bfloat16 error / scale %s" % (name, list(x.shape), ", ".join(
+            "%s %.4f (Module) %.4f (Gluon)" % (k, e["amp"] / scales[k], e["amp_gluon"] / scales[k])
+            for k, e in errors.items())))
+    for suffix in ("-symbol.json", "-0000.params"):
+        os.remove(amp_prefix + suffix)
+    AMP.log("%s done in %.1f s" % (name, time.time() - t0))
+    return {"name": name, "prefix": model["prefix"], "task": model["task"], "compared": list(compared),
+            "per_anchor_symbol": symbol_file, "cases": cases}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--conformance", required=True, help="tests/conformance/make_fixtures.sh ci's directory")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.conformance, "manifest.json")) as f:
+        conformance = json.load(f)
+    models = [make_model(args.out, args.conformance, m) for m in conformance["models"]]
+    AMP.write_manifest(args.out, __file__, {"conformance_set": conformance["set"], "models": models})
+
+
+if __name__ == "__main__":
+    main()
