@@ -19,8 +19,9 @@ different samples of rounding errors: the factor 1.5, the same factor and argume
 "same grids, different draws". MXNet's Gluon path (SymbolBlock, no fusion) rounds at other places; its
 error is printed for comparison, not asserted on (no subset relation holds there).
 
-QUIVER_AMP_CONFORMANCE_DIR names the fixtures (tests/amp/make_fixtures.sh --conformance prints it), and
-QUIVER_CONFORMANCE_DIR the conformance files they were made from (tests/conformance/make_fixtures.sh ci).
+QUIVER_AMP_CONFORMANCE_DIR names the fixtures (tests/amp/make_fixtures.sh --conformance[=full] prints it), and
+QUIVER_CONFORMANCE_DIR the conformance set they were made from (tests/conformance/make_fixtures.sh ci or
+full; scripts/test.sh runs the ci set, tests/conformance/run.sh full the whole zoo).
 On a CPU without native bfloat16 the tests say "not run" and skip.
 """
 from __future__ import annotations
