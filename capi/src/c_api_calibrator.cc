@@ -8,13 +8,16 @@ using namespace qv;
 
 namespace {
 
-// The calibration modes QvCalibratorCreate accepts: only "naive" so far.
-void CheckCalibratorFlags(const std::vector<std::pair<std::string, std::string>>& flags) {
+// QvCalibratorCreate's flags: calib_mode "naive" (the default) or "entropy".
+CalibrationMode CalibrationModeOf(const std::vector<std::pair<std::string, std::string>>& flags) {
+  CalibrationMode mode = CalibrationMode::kNaive;
   for (const auto& [key, value] : flags) {
     Check(key == "calib_mode", Status::kInvalidArgument, "unknown calibrator flag '" + key + "' (known: calib_mode)");
-    Check(value == "naive", Status::kInvalidArgument,
-          "calib_mode '" + value + "' is not supported (supported: naive)");
+    Check(value == "naive" || value == "entropy", Status::kInvalidArgument,
+          "calib_mode '" + value + "' is not supported (supported: naive, entropy)");
+    mode = value == "entropy" ? CalibrationMode::kEntropy : CalibrationMode::kNaive;
   }
+  return mode;
 }
 
 void WriteFile(const std::string& path, const std::string& bytes, const char* what) {
@@ -34,9 +37,10 @@ int QvCalibratorCreate(QvSymbolHandle sym, uint32_t num_params, const char** par
   return capi::Guard([&] {
     const std::shared_ptr<QvSymbol_> symbol = capi::Symbols().Get(sym, "symbol");
     capi::Require(out, "out");
-    CheckCalibratorFlags(capi::Flags(num_flags, keys, vals));
+    const CalibrationMode mode = CalibrationModeOf(capi::Flags(num_flags, keys, vals));
     auto h = std::make_shared<QvCalibrator_>();
-    h->calibrator = std::make_unique<Calibrator>(symbol->graph, capi::NamedParams(num_params, param_names, params));
+    h->calibrator =
+        std::make_unique<Calibrator>(symbol->graph, capi::NamedParams(num_params, param_names, params), mode);
     h->inputs = capi::NameList(h->calibrator->input_names());
     *out = capi::Calibrators().Add(std::move(h));
   });

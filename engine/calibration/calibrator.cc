@@ -9,7 +9,8 @@
 #include "graph/mxnet_subgraphs.h"
 
 namespace qv {
-Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPtr>& params) : graph_(graph) {
+Calibrator::Calibrator(const Graph& graph, const std::map<std::string, NDArrayPtr>& params, CalibrationMode mode)
+    : graph_(graph), mode_(mode) {
   Check(CountInt8Nodes(graph_) == 0, Status::kInvalidArgument,
         "the model already carries int8 calibration; calibrate its float32 model");
   const BoundGraph bound = BindParameters(graph_, params);
@@ -79,17 +80,24 @@ void Calibrator::AddBatch(const std::vector<NDArrayPtr>& inputs) {
 
   std::lock_guard<std::mutex> lock(mu_);
   // Every tensor is measured before any range widens: a rejected batch leaves them as they were.
-  std::vector<std::pair<NodeEntry, std::optional<Range>>> measured;
+  struct Measured {
+    NodeEntry entry;
+    const NDArray* values;
+    std::optional<Range> range;
+  };
+  std::vector<Measured> measured;
   for (size_t i : calibrated_inputs_) {
     const NodeEntry input{input_ids_[i], 0};
-    measured.emplace_back(input, Measure(input, *inputs[i], batches_));
+    measured.push_back({input, inputs[i].get(), Measure(input, *inputs[i], batches_)});
   }
   for (size_t i = 0; i < probe_outputs_.size(); ++i)
-    measured.emplace_back(probe_outputs_[i], Measure(probe_outputs_[i], *outputs[i], batches_));
-  for (const auto& [entry, r] : measured) {
+    measured.push_back({probe_outputs_[i], outputs[i].get(), Measure(probe_outputs_[i], *outputs[i], batches_)});
+  for (const auto& [entry, values, r] : measured) {
     if (!r) continue;  // an empty tensor says nothing about the range
     auto [it, first] = ranges_.try_emplace(entry, *r);
     if (!first) it->second = {std::min(it->second.min, r->min), std::max(it->second.max, r->max)};
+    if (mode_ == CalibrationMode::kEntropy)
+      histograms_[entry].Add(values->data_as<float>(), values->size(), r->min, r->max);
   }
   ++batches_;
 }
@@ -97,7 +105,10 @@ void Calibrator::AddBatch(const std::vector<NDArrayPtr>& inputs) {
 QuantizedModel Calibrator::Save() const {
   std::lock_guard<std::mutex> lock(mu_);
   Check(batches_ > 0, Status::kInvalidArgument, "no calibration batch was added");
-  return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, ranges_);
+  if (mode_ == CalibrationMode::kNaive) return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, ranges_);
+  std::map<NodeEntry, Range> thresholds;
+  for (const auto& [entry, histogram] : histograms_) thresholds[entry] = histogram.EntropyRange();
+  return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, thresholds);
 }
 
 }  // namespace qv

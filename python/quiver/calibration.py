@@ -13,7 +13,7 @@ def calibrate(model_prefix: Union[str, "os.PathLike[str]"], batches: Iterable[In
     """Calibrates a float32 model for int8 and writes the result in MXNet 1.9's quantized format.
 
     Runs the model over ``batches`` in float32, records the range of every tensor an int8 model
-    quantizes (``calib_mode="naive"``: the smallest and largest value seen) and writes
+    quantizes (see ``calib_mode``) and writes
     ``<out_prefix>-symbol.json`` and ``<out_prefix>-0000.params``: what MXNet's ``quantize_net``
     exports, so that ``Predictor(out_prefix, precision="int8")`` runs it in int8 and MXNet 1.9 loads it
     too. Convolutions (with the BatchNorm, relu and residual addition after them), fully connected
@@ -23,10 +23,17 @@ def calibrate(model_prefix: Union[str, "os.PathLike[str]"], batches: Iterable[In
         model_prefix: the float32 model's ``<prefix>-symbol.json`` and ``<prefix>-<epoch:04d>.params``.
         batches: sample inputs like those the model will see, each as ``Predictor.predict`` takes
             them (an array for a one-input model, else a list or a ``{name: array}`` mapping), any
-            batch size. A few hundred images are typical; ranges only widen, so outliers count.
+            batch size. A few hundred images are typical; naive ranges only widen, so outliers count.
         out_prefix: where to write the calibrated model (epoch 0).
         epoch: the epoch number in the float32 model's params file name.
-        calib_mode: ``"naive"`` (the only mode so far).
+        calib_mode: as MXNet 1.9's ``quantize_net``. ``"naive"``: each tensor's range is the smallest
+            and largest value seen. ``"entropy"``: each tensor's values are counted in a histogram
+            (8001 bins over [-max|x|, max|x|]) and its range is [-t, t], or [0, t] for a tensor never
+            negative, with t the threshold whose int8 quantization of that histogram has the smallest
+            KL divergence from it: outliers are clipped, which often suits a few hundred images better
+            than naive (MXNet's choice, reproduced exactly from the same float32 values; values that
+            differ in the last bits can tip a near-tie). Saving searches each histogram's
+            thresholds, a tenth of a second or so per tensor.
 
     Returns:
         ``out_prefix``, as a string. Raises InvalidArgumentError for a model that is already

@@ -4,6 +4,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,36 @@ QvCalibratorHandle CreateTinyCalibrator(TinyParams& params, const Flags& flags =
 
 std::string TempPrefix(const char* name) {
   return (std::filesystem::temp_directory_path() / (std::string("quiver_calibrator_test_") + name)).string();
+}
+
+struct CalibRange {
+  double min, max;
+};
+
+// The tiny model calibrated in `mode` on three seeded batches: each calibrated node's range.
+std::map<std::string, CalibRange> CalibrateTiny(const std::string& mode) {
+  TinyParams params = MakeTinyParams();
+  QvCalibratorHandle c = CreateTinyCalibrator(params, {{"calib_mode", mode}});
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    QvNDArrayHandle x = MakeRandomArray({2, kTinyInChannels, 9, 9}, seed);
+    REQUIRE(QvCalibratorAddBatch(c, 1, &x) == QV_OK);
+    QvNDArrayFree(x);
+  }
+  const std::string prefix = TempPrefix(mode.c_str());
+  REQUIRE(QvCalibratorSave(c, (prefix + "-symbol.json").c_str(), (prefix + "-0000.params").c_str()) == QV_OK);
+  REQUIRE(QvCalibratorFree(c) == QV_OK);
+  std::stringstream text;
+  text << std::ifstream(prefix + "-symbol.json").rdbuf();
+  const nlohmann::json symbol = nlohmann::json::parse(text.str());
+  std::map<std::string, CalibRange> ranges;
+  for (const auto& node : symbol.at("nodes")) {
+    if (!node.contains("attrs") || !node["attrs"].contains("min_calib_range")) continue;
+    ranges[node["name"].get<std::string>()] = {std::stod(node["attrs"]["min_calib_range"].get<std::string>()),
+                                               std::stod(node["attrs"]["max_calib_range"].get<std::string>())};
+  }
+  std::filesystem::remove(prefix + "-symbol.json");
+  std::filesystem::remove(prefix + "-0000.params");
+  return ranges;
 }
 
 }  // namespace
@@ -94,6 +128,31 @@ TEST_CASE("a calibrated tiny model loads back and runs at precision int8", "[cap
   std::filesystem::remove(prefix + "-0000.params");
 }
 
+TEST_CASE("entropy calibration picks ranges within the values' reach, symmetric or from zero", "[capi][calibration]") {
+  const std::map<std::string, CalibRange> naive = CalibrateTiny("naive"), entropy = CalibrateTiny("entropy");
+  REQUIRE(!naive.empty());
+  REQUIRE(naive.size() == entropy.size());
+  bool narrower = false;
+  for (const auto& [name, n] : naive) {
+    INFO(name << ": naive [" << n.min << ", " << n.max << "]");
+    REQUIRE(entropy.count(name) == 1);
+    const CalibRange e = entropy.at(name);
+    INFO("entropy [" << e.min << ", " << e.max << "]");
+    // [0, t] for a tensor never negative (MXNet's uint8), else [-t, t].
+    if (n.min >= 0) {
+      CHECK(e.min == 0);
+    } else {
+      CHECK(e.min == -e.max);
+    }
+    // t is a bin edge of a histogram over [-max|x|, max|x|], widened by whole bins (2 max|x| / 8001
+    // at most) when a later batch reaches further: never more than a bin beyond the values seen.
+    CHECK(e.max > 0);
+    CHECK(e.max <= std::max(-n.min, n.max) * (1 + 2.0 / 8001) + 1e-6);
+    narrower = narrower || e.max < std::max(-n.min, n.max) * 0.999;
+  }
+  CHECK(narrower);  // on random data the KL threshold clips some tail somewhere
+}
+
 TEST_CASE("the calibrator refuses bad calls naming the problem", "[capi][calibration]") {
   TinyParams params = MakeTinyParams();
   EXPECT_QV_FAILURE(QvCalibratorAddBatch(nullptr, 0, nullptr), {QV_ERR_INVALID_ARGUMENT}, "calibrator");
@@ -113,9 +172,9 @@ TEST_CASE("the calibrator refuses bad calls naming the problem", "[capi][calibra
   QvSymbolHandle sym = nullptr;
   REQUIRE(QvSymbolCreateFromJSON(TinyModelJson().c_str(), &sym) == QV_OK);
   const char* key = "calib_mode";
-  const char* value = "entropy";
+  const char* value = "kl";
   EXPECT_QV_FAILURE(QvCalibratorCreate(sym, params.size(), params.names(), params.arrays(), 1, &key, &value, &c),
-                    {QV_ERR_INVALID_ARGUMENT}, "calib_mode 'entropy'", "naive");
+                    {QV_ERR_INVALID_ARGUMENT}, "calib_mode 'kl'", "naive, entropy");
   EXPECT_QV_FAILURE(QvCalibratorCreate(sym, params.size(), params.names(), params.arrays(), 0, nullptr, nullptr,
                                        nullptr),
                     {QV_ERR_INVALID_ARGUMENT}, "out");

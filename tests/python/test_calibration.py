@@ -2,6 +2,8 @@
 (tests/int8/test_calibrate_mxnet.py checks the written files against MXNet's quantize_net.)"""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -40,6 +42,33 @@ def test_calibrated_digits_cnn_keeps_its_accuracy_in_int8(manifest, tmp_path):
         assert not np.array_equal(logits, p.predict(x))
 
 
+def _ranges(prefix: str) -> dict:
+    nodes = json.loads(open(f"{prefix}-symbol.json").read())["nodes"]
+    return {n["name"]: (float(n["attrs"]["min_calib_range"]), float(n["attrs"]["max_calib_range"]))
+            for n in nodes if "min_calib_range" in n.get("attrs", {})}
+
+
+def test_entropy_calibration_keeps_accuracy_with_ranges_within_the_values(manifest, tmp_path):
+    """calib_mode="entropy" on the same 64 digits: int8 keeps 98.3%; each range is [-t, t], or [0, t]
+    where no value was negative, with t a bin edge of the values' histogram: never more than one bin
+    (2 max|x| / 8001) beyond the naive range's reach, and somewhere short of it (KL clips tails)."""
+    x, labels = _digits(manifest)
+    batches = [x[i:i + 16] for i in range(0, 64, 16)]
+    naive = _ranges(quiver.calibrate(prefix("digits_cnn"), batches, tmp_path / "naive"))
+    out = quiver.calibrate(prefix("digits_cnn"), batches, tmp_path / "entropy", calib_mode="entropy")
+    entropy = _ranges(out)
+    assert entropy.keys() == naive.keys()
+    for name, (lo, hi) in naive.items():
+        e_lo, e_hi = entropy[name]
+        assert e_lo == (0.0 if lo >= 0 else -e_hi), (name, entropy[name], naive[name])
+        assert 0 < e_hi <= max(-lo, hi) * (1 + 2 / 8001) + 1e-6, (name, entropy[name], naive[name])
+    assert any(entropy[n][1] < 0.999 * max(-lo, hi) for n, (lo, hi) in naive.items())
+    assert entropy != naive
+    with _int8(out) as p:
+        accuracy = float((p.predict(x).argmax(axis=1) == labels).mean())
+    assert accuracy >= 0.983, accuracy
+
+
 def test_batches_may_be_mappings_of_any_batch_size(manifest, tmp_path):
     x, _ = _digits(manifest)
     quiver.calibrate(prefix("digits_cnn"), [{"data": x[:1]}, {"data": x[1:40]}], tmp_path / "digits")
@@ -51,8 +80,8 @@ def test_refusals_name_the_problem(manifest, tmp_path):
     model = prefix("digits_cnn")
     with pytest.raises(quiver.InvalidArgumentError, match="no calibration batch"):
         quiver.calibrate(model, [], tmp_path / "none")
-    with pytest.raises(quiver.InvalidArgumentError, match="calib_mode 'entropy'.*naive"):
-        quiver.calibrate(model, [x[:4]], tmp_path / "entropy", calib_mode="entropy")
+    with pytest.raises(quiver.InvalidArgumentError, match="calib_mode 'kl'.*naive, entropy"):
+        quiver.calibrate(model, [x[:4]], tmp_path / "kl", calib_mode="kl")
     bad = x[:4].copy()
     bad[0, 0, 0, 0] = np.nan
     with pytest.raises(quiver.InvalidArgumentError, match="batch 2: input 'data' holds NaN"):

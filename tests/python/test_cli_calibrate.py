@@ -36,6 +36,20 @@ def test_array_batches_give_what_quiver_calibrate_gives(manifest, tmp_path):
     _reports_the_int8_check(result.stdout, batch=16)
 
 
+def test_entropy_mode_gives_what_quiver_calibrate_gives(manifest, tmp_path):
+    x, _, _ = case(manifest, "digits_cnn", "test_set")
+    files = [str(tmp_path / f"batch{i}.npy") for i in range(2)]
+    for i, path in enumerate(files):
+        np.save(path, x[i * 16:(i + 1) * 16])
+    result = run_quiver("calibrate", prefix("digits_cnn"), str(tmp_path / "cli"), *files, "--calib-mode", "entropy")
+    assert result.status == 0 and "(entropy)" in result.stdout
+    want = quiver.calibrate(prefix("digits_cnn"), [x[0:16], x[16:32]], tmp_path / "api", calib_mode="entropy")
+    _same_files(str(tmp_path / "cli"), want)
+    naive = quiver.calibrate(prefix("digits_cnn"), [x[0:16], x[16:32]], tmp_path / "naive")
+    with open(want + "-symbol.json") as a, open(naive + "-symbol.json") as b:
+        assert a.read() != b.read()  # really another mode
+
+
 def _reports_the_int8_check(stdout: str, batch: int) -> None:
     if "int8 not run on this CPU" in stdout:  # a CPU without int8 dot products: the files are still written
         return

@@ -342,6 +342,12 @@ QV_EXPORT int QvCachedOpGetPrecision(QvCachedOpHandle op, const char **precision
  *
  * Flags (unknown keys or values fail with QV_ERR_INVALID_ARGUMENT):
  *   calib_mode  "naive": each tensor's range is the smallest and largest value seen   default "naive"
+ *               "entropy": MXNet's KL calibration: each tensor's values are counted in a histogram
+ *               (8001 bins over [-max|x|, max|x|], widened by whole bins when a later batch reaches
+ *               further) and its range is [-t, t], or [0, t] for a tensor never negative, t the bin
+ *               edge whose int8 quantization of the histogram has the smallest KL divergence from it
+ *               (MXNet 1.9's thresholds, exactly, for the same float32 values). Memory: 8001 counts
+ *               per calibrated tensor; QvCalibratorSave searches the thresholds.
  *
  * Convolutions (with the BatchNorm, relu or clip, and residual addition after them), fully connected
  * layers, and the pooling and flatten between them are quantized. Fails with
@@ -356,15 +362,16 @@ QV_EXPORT int QvCalibratorCreate(QvSymbolHandle sym, uint32_t num_params, const 
  * Never blocks. */
 QV_EXPORT int QvCalibratorListInputs(QvCalibratorHandle c, uint32_t *n, const char ***names);
 
-/* Runs the float32 model on one batch (float32 arrays, any batch size) and widens the recorded ranges;
- * blocks until done. Fails as QvInvokeAsync for wrong inputs, and with QV_ERR_INVALID_ARGUMENT naming
+/* Runs the float32 model on one batch (float32 arrays, any batch size) and widens the recorded ranges
+ * (entropy: counts the values into each tensor's histogram); blocks until done. Fails as QvInvokeAsync for wrong inputs, and with QV_ERR_INVALID_ARGUMENT naming
  * the tensor when the batch yields NaN or infinity (the ranges then stay as they were). Thread-safe. */
 QV_EXPORT int QvCalibratorAddBatch(QvCalibratorHandle c, uint32_t num_inputs, QvNDArrayHandle *inputs);
 
 /* Writes the calibrated model: MXNet symbol JSON to `symbol_path`, its parameters to `params_path`
  * (MXNet's .params format; convolution weights stay float32, fully connected weights and biases are
  * stored in int8 with their ranges, as MXNet stores them). Fails with QV_ERR_INVALID_ARGUMENT before
- * any batch was added or when a file cannot be written. More batches may be added afterwards. */
+ * any batch was added or when a file cannot be written. More batches may be added afterwards. Blocks;
+ * in entropy mode it searches every histogram's thresholds first (about 0.1 s per tensor). */
 QV_EXPORT int QvCalibratorSave(QvCalibratorHandle c, const char *symbol_path, const char *params_path);
 
 /* Releases the calibrator. Never blocks. */

@@ -33,8 +33,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--shape", type=cli_args.shape, action="append", default=[], metavar="NAME:D1,D2,...",
                         help="the input's shape, batch first (sets the image size for image samples)")
     parser.add_argument("--batch-size", type=_positive, default=16, help="images per batch (default 16)")
-    parser.add_argument("--calib-mode", default="naive", choices=("naive",),
-                        help="how ranges are chosen: naive = smallest and largest value seen (default)")
+    parser.add_argument("--calib-mode", default="naive", choices=("naive", "entropy"),
+                        help="how ranges are chosen (as MXNet's quantize_net): naive = the smallest and largest "
+                        "value seen (default); entropy = the threshold that loses the least information "
+                        "(KL divergence) on a histogram of the values")
     parser.set_defaults(run=run)
 
 
