@@ -64,7 +64,8 @@ class FullyConnectedKernel : public CudaKernel {
     cublasLtMatmulHeuristicResult_t result = {};
     int found = 0;
     const cublasStatus_t status =
-        cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(), preference, 1, &result, &found);
+        cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(), preference, 1,
+                                       &result, &found);
     cublasLtMatmulPreferenceDestroy(preference);
     CheckCublas(status, where + "choosing a cuBLASLt algorithm");
     Check(found > 0, Status::kUnsupported,

@@ -99,12 +99,14 @@ TEST_CASE("CUDA kernels are refused before device work, naming the node and the 
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("has no kernel on gpu(0)"));
 
-  std::tie(status, message) = refusal([&] { BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {x, {{8}, DType::kFloat32}}, {x}); });
+  const TensorType slopes{{8}, DType::kFloat32};
+  std::tie(status, message) = refusal([&] { BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {x, slopes}, {x}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("'prelu'") && Catch::Contains("gpu(0)"));
 
+  const TensorType weight{{4, 8}, DType::kFloat32}, fc_out{{2, 4}, DType::kFloat32};
   std::tie(status, message) = refusal(
-      [&] { BuildOnGpu("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}}, {x, {{4, 8}, DType::kFloat32}}, {{{2, 4}, DType::kFloat32}}); });
+      [&] { BuildOnGpu("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}}, {x, weight}, {fc_out}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (FullyConnected)") && Catch::Contains("weight must be a parameter"));
 
@@ -138,8 +140,9 @@ TEST_CASE("Without a GPU, a cached op on gpu(0) fails with QV_ERR_DEVICE and say
   g.Output(g.Op("softmax", "prob", {}, {fc}));
   std::mt19937 rng(1);
   try {
-    qv_test::CompiledGraph op(g.ToJson(), {{"fc_weight", qv_test::Random({3, 4}, &rng)}, {"fc_bias", qv_test::Random({3}, &rng)}},
-                              {{"device", "gpu(0)"}});
+    const std::map<std::string, qv_ref::Tensor> params = {{"fc_weight", qv_test::Random({3, 4}, &rng)},
+                                                          {"fc_bias", qv_test::Random({3}, &rng)}};
+    qv_test::CompiledGraph op(g.ToJson(), params, {{"device", "gpu(0)"}});
     FAIL("a cached op was created on gpu(0) without a GPU");
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();

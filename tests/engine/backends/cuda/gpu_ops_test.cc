@@ -169,7 +169,8 @@ TEST_CASE("GPU Concat matches the CPU along the first, a middle and the last axi
       s[d == "0" ? 0 : d == "1" ? 1 : 2] = size;
       return s;
     };
-    ExpectGpuMatchesCpu(g, {}, {qv_test::Random(shape(1), &rng), qv_test::Random(shape(2), &rng), qv_test::Random(shape(5), &rng)});
+    ExpectGpuMatchesCpu(g, {},
+                        {qv_test::Random(shape(1), &rng), qv_test::Random(shape(2), &rng), qv_test::Random(shape(5), &rng)});
   }
 }
 
@@ -229,7 +230,8 @@ TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectUnaryOp("ones_like", {}, {3, 4});
   GraphBuilder g;
   const int data = g.Variable("data");
-  g.Output(g.Op("elemwise_add", "sum", {}, {data, g.Op("_arange", "range", {{"start", "1"}, {"stop", "7"}, {"step", "1.5"}, {"repeat", "2"}}, {})}));
+  const int range = g.Op("_arange", "range", {{"start", "1"}, {"stop", "7"}, {"step", "1.5"}, {"repeat", "2"}}, {});
+  g.Output(g.Op("elemwise_add", "sum", {}, {data, range}));
   std::mt19937 rng(12);
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({8}, &rng)});
 }
@@ -238,9 +240,11 @@ TEST_CASE("A small GPU network (FC, ReLU, FC, softmax) matches the CPU", "[gpu]"
   std::mt19937 rng(13);
   GraphBuilder g;
   const int data = g.Variable("data");
-  const int fc1 = g.Op("FullyConnected", "fc1", {{"num_hidden", "64"}}, {data, g.Variable("fc1_weight"), g.Variable("fc1_bias")});
+  const int fc1 =
+      g.Op("FullyConnected", "fc1", {{"num_hidden", "64"}}, {data, g.Variable("fc1_weight"), g.Variable("fc1_bias")});
   const int act = g.Op("Activation", "relu1", {{"act_type", "relu"}}, {fc1});
-  const int fc2 = g.Op("FullyConnected", "fc2", {{"num_hidden", "10"}}, {act, g.Variable("fc2_weight"), g.Variable("fc2_bias")});
+  const int fc2 =
+      g.Op("FullyConnected", "fc2", {{"num_hidden", "10"}}, {act, g.Variable("fc2_weight"), g.Variable("fc2_bias")});
   g.Output(g.Op("softmax", "prob", {}, {fc2}));
   const Params params = {{"fc1_weight", qv_test::Random({64, 3 * 8 * 8}, &rng, -0.1f, 0.1f)},
                          {"fc1_bias", qv_test::Random({64}, &rng)},
