@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs (once) a CUDA 13.0 toolkit (nvcc and the runtime) from NVIDIA's PyPI wheels and prints its
-# root on stdout (last line): enough to compile the CUDA backend on a machine with no GPU and no
-# system CUDA. Version 13.0 matches the driver of the GPU machines this project is tested on (CUDA
-# runtime minor versions newer than the driver's are not guaranteed to load).
+# Installs (once) a CUDA 13.0 toolkit (nvcc, the runtime and cuBLAS/cuBLASLt) from NVIDIA's PyPI wheels
+# and prints its root on stdout (last line): enough to compile and link the CUDA backend on a machine
+# with no GPU and no system CUDA. Version 13.0 matches the driver of the GPU machines this project is
+# tested on (CUDA runtime minor versions newer than the driver's are not guaranteed to load).
+# Every wheel is pinned, nvcc's own dependencies (crt headers, nvvm) too: unpinned, pip takes the
+# newest (13.5), whose headers and device compiler do not match nvcc 13.0.
+# Size: the cuBLAS wheel is about 420 MB (600 MB installed, mostly libcublasLt); cuDNN (about 330 MB)
+# is not installed yet: no kernel uses it.
 #
 # Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/cuda-venv. The wheels install their files under
 # site-packages/nvidia/cu13 with versioned .so names only; nvcc looks for
@@ -12,7 +16,12 @@ set -euo pipefail
 REQUIREMENTS=(
   "nvidia-cuda-nvcc==13.0.88"
   "nvidia-cuda-runtime==13.0.96"
+  "nvidia-cuda-crt==13.0.88"
+  "nvidia-nvvm==13.0.88"
+  "nvidia-cuda-cccl==13.0.85"  # libcu++ headers (nv/target) that cuda_runtime.h and cuBLAS include
+  "nvidia-cublas==13.0.2.14"
 )
+LAYOUT=2  # the toolkit folder's layout: raise it when create() changes, so cached ones are made anew
 
 source "$(dirname "${BASH_SOURCE[0]}")/cached_venv.sh"
 CACHED_VENV_LOG=setup_cuda_toolkit
@@ -24,8 +33,10 @@ create() {
   new_venv "$VENV" "${QUIVER_PYTHON:-python3}" "${REQUIREMENTS[@]}"
   nv="$("$VENV/bin/python" -c 'import os, nvidia; print(os.path.dirname(nvidia.__path__[0] + "/"))')"
   cuda="$nv/cu13"
-  mkdir -p "$ROOT/targets/x86_64-linux/lib"
-  ln -sfn "$cuda/bin" "$ROOT/bin"
+  mkdir -p "$ROOT/targets/x86_64-linux/lib" "$ROOT/bin"
+  # bin is a folder of links, not a link: nvcc finds include/, lib64/ and nvvm/ as bin/.., which
+  # through a linked folder would be the wheel's own folder (it has lib/, not lib64/).
+  for name in "$cuda"/bin/*; do ln -sfn "$name" "$ROOT/bin/$(basename "$name")"; done
   ln -sfn "$cuda/nvvm" "$ROOT/nvvm"
   ln -sfn "$cuda/include" "$ROOT/targets/x86_64-linux/include"
   ln -sfn "targets/x86_64-linux/include" "$ROOT/include"
@@ -38,5 +49,5 @@ create() {
   done
 }
 
-cached_venv "$VENV" "quiver-cuda-venv: ${REQUIREMENTS[*]}" create
+cached_venv "$VENV" "quiver-cuda-venv (layout $LAYOUT): ${REQUIREMENTS[*]}" create
 echo "$ROOT"

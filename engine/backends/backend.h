@@ -58,6 +58,7 @@ struct KernelRequest {
   const std::vector<ValueInfo>& inputs;
   const std::vector<TensorType>& outputs;  // inferred by the operator
   Precision precision;  // the op's, resolved (never kAuto): what the kernel may compute in
+  Device device{};      // where the kernel will run (a GPU backend uploads constants and plans there)
 };
 
 struct KernelBuild {

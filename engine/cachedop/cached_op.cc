@@ -254,12 +254,15 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   const auto& out_types = plan->output_types();
 
   if (outputs->empty()) {
-    for (const auto& t : out_types) outputs->push_back(NDArray::Create(t.shape, t.dtype));
+    for (const auto& t : out_types) outputs->push_back(NDArray::Create(t.shape, t.dtype, options_.device));
   } else {
     Check(outputs->size() == out_types.size(), Status::kInvalidArgument,
           "expected " + std::to_string(out_types.size()) + " outputs, got " + std::to_string(outputs->size()));
     for (size_t k = 0; k < out_types.size(); ++k) {
       const NDArray& o = *(*outputs)[k];
+      Check(o.device() == options_.device, Status::kDevice,
+            "output '" + output_names()[k] + "' is on " + o.device().ToString() + ", expected " +
+                options_.device.ToString());
       Check(o.shape() == out_types[k].shape && o.dtype() == out_types[k].dtype, Status::kShape,
             "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) +
                 ", expected " + ShapeToString(out_types[k].shape) + " float32");

@@ -132,7 +132,7 @@ class Plan::Builder {
     const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
     for (size_t o = 0; o < out_types.size(); ++o)
       CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o));
-    KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types, precision_});
+    KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types, precision_, plan_->device_});
 
     std::vector<int> ins, outs;
     for (size_t r = 0; r < build.runtime_inputs.size(); ++r)

@@ -73,8 +73,8 @@ class Array {
   ~Array();
   QvNDArrayHandle get() const { return h_; }
 
-  // A new CPU float32 array holding t's values.
-  static Array FromTensor(const qv_ref::Tensor& t);
+  // A new float32 array holding t's values, on the CPU or (device_type QV_GPU) on gpu(0).
+  static Array FromTensor(const qv_ref::Tensor& t, int device_type = QV_CPU);
   // Waits for the array and copies it out.
   qv_ref::Tensor ToTensor() const;
 
@@ -82,7 +82,8 @@ class Array {
   QvNDArrayHandle h_ = nullptr;
 };
 
-// A symbol compiled into a thread-safe cached op on the CPU, with its parameters bound.
+// A symbol compiled into a thread-safe cached op (on the CPU unless flags name a device), with its
+// parameters bound.
 class CompiledGraph {
  public:
   CompiledGraph(const std::string& json, const std::map<std::string, qv_ref::Tensor>& params,
@@ -93,8 +94,9 @@ class CompiledGraph {
 
   std::vector<std::string> InputNames() const;
   std::vector<std::string> OutputNames() const;
-  // Invokes once with these data inputs (in InputNames() order) and returns every output.
-  std::vector<qv_ref::Tensor> Run(const std::vector<qv_ref::Tensor>& inputs) const;
+  // Invokes once with these data inputs (in InputNames() order, made on `device_type`: the op's
+  // device) and returns every output.
+  std::vector<qv_ref::Tensor> Run(const std::vector<qv_ref::Tensor>& inputs, int device_type = QV_CPU) const;
 
  private:
   QvSymbolHandle sym_ = nullptr;

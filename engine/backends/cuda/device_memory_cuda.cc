@@ -7,11 +7,10 @@
 #include <memory>
 #include <mutex>
 
-#include "backends/cuda/block_pool.h"
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
-#include "backends/cuda/stream_pool.h"
 #include "backends/cuda/cuda_memory.h"
+#include "backends/cuda/device_resources.h"
 #include "common/error.h"
 
 namespace qv::cuda {
@@ -22,34 +21,6 @@ void* OrNull(cudaError_t status, void* block) {
   if (status == cudaSuccess) return block;
   cudaGetLastError();
   return nullptr;
-}
-
-struct DeviceResources {
-  explicit DeviceResources(int id)
-      : memory("gpu(" + std::to_string(id) + ") memory",
-               {[id](size_t bytes) {
-                  CurrentDevice current(id);
-                  void* p = nullptr;
-                  return OrNull(cudaMalloc(&p, bytes), p);
-                },
-                [id](void* p) {
-                  CurrentDevice current(id);
-                  cudaFree(p);
-                }}),
-        streams(id) {}
-  BlockPool memory;
-  StreamPool streams;
-};
-
-// Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
-// runtime's own teardown at exit.
-DeviceResources& ResourcesOf(int id) {
-  static std::mutex mu;
-  static auto* devices = new std::map<int, std::unique_ptr<DeviceResources>>();
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*devices)[id];
-  if (!slot) slot = std::make_unique<DeviceResources>(id);
-  return *slot;
 }
 
 BlockPool& PinnedPool() {
@@ -95,6 +66,30 @@ void CopyOnStream(const Device& device, void* dst, const void* src, size_t bytes
 }
 
 }  // namespace
+
+DeviceResources::DeviceResources(int id)
+    : memory("gpu(" + std::to_string(id) + ") memory",
+             {[id](size_t bytes) {
+                CurrentDevice current(id);
+                void* p = nullptr;
+                return OrNull(cudaMalloc(&p, bytes), p);
+              },
+              [id](void* p) {
+                CurrentDevice current(id);
+                cudaFree(p);
+              }}),
+      streams(id) {}
+
+// Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
+// runtime's own teardown at exit.
+DeviceResources& ResourcesOf(int id) {
+  static std::mutex mu;
+  static auto* devices = new std::map<int, std::unique_ptr<DeviceResources>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*devices)[id];
+  if (!slot) slot = std::make_unique<DeviceResources>(id);
+  return *slot;
+}
 
 void CudaMemory::Require(const Device& device) const {
   Check(device.type == DeviceType::kGpu, Status::kDevice, "device " + device.ToString() + " is not a GPU");

@@ -1,0 +1,25 @@
+#include "backends/cuda/device_copy_kernel.h"
+
+#include "backends/cuda/cuda_error.h"
+
+namespace qv::cuda {
+namespace {
+
+class DeviceCopyKernel : public CudaKernel {
+ public:
+  explicit DeviceCopyKernel(size_t bytes) : bytes_(bytes) {}
+  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+    if (args.outputs[0] == args.inputs[0] || bytes_ == 0) return;
+    // cudaMemcpyDefault: the source may also be a parameter still in host memory.
+    CheckCuda(cudaMemcpyAsync(args.outputs[0], args.inputs[0], bytes_, cudaMemcpyDefault, stream), "copying a tensor");
+  }
+
+ private:
+  size_t bytes_;
+};
+
+}  // namespace
+
+std::unique_ptr<CudaKernel> MakeDeviceCopy(size_t bytes) { return std::make_unique<DeviceCopyKernel>(bytes); }
+
+}  // namespace qv::cuda

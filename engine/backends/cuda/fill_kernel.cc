@@ -1,0 +1,55 @@
+// zeros_like, ones_like and _arange: values that depend on the attributes and shapes alone, made on
+// the host and uploaded once per node when the plan is built; a run copies them into the output.
+#include <vector>
+
+#include "backends/cuda/cuda_error.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/device_constants.h"
+#include "ops/fill.h"
+
+namespace qv::cuda {
+namespace {
+
+class ConstantOutputKernel : public CudaKernel {
+ public:
+  ConstantOutputKernel(std::shared_ptr<const void> values, size_t bytes) : values_(std::move(values)), bytes_(bytes) {}
+  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+    CheckCuda(cudaMemcpyAsync(args.outputs[0], values_.get(), bytes_, cudaMemcpyDeviceToDevice, stream),
+              "writing constant values");
+  }
+
+ private:
+  std::shared_ptr<const void> values_;
+  size_t bytes_;
+};
+
+KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
+                   const std::function<std::vector<float>()>& make) {
+  const Shape& out = req.outputs[0].shape;
+  // Keyed by shape too: plans for other input shapes need other values.
+  auto values = constants.GetDerived(req.attrs.node() + "/values" + ShapeToString(out), req.device, make);
+  const size_t bytes = static_cast<size_t>(ElementCount(out)) * sizeof(float);
+  return RowMajorBuild(req, {}, std::make_unique<ConstantOutputKernel>(std::move(values), bytes));
+}
+
+KernelBuild BuildFillLike(const KernelRequest& req, DeviceConstantStore& constants) {
+  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  const int64_t n = ElementCount(req.outputs[0].shape);
+  return Finish(req, constants, [=] { return std::vector<float>(static_cast<size_t>(n), value); });
+}
+
+KernelBuild BuildArange(const KernelRequest& req, DeviceConstantStore& constants) {
+  const ArangeSpec a = ResolveArange(req.attrs);
+  return Finish(req, constants, [a] {
+    std::vector<float> values;
+    for (int64_t k = 0; k < a.count; ++k)
+      for (int64_t r = 0; r < a.repeat; ++r) values.push_back(static_cast<float>(a.start + k * a.step));
+    return values;
+  });
+}
+
+const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CudaKernelRegistrar kArange({"_arange"}, BuildArange);
+
+}  // namespace
+}  // namespace qv::cuda

@@ -1,0 +1,154 @@
+// The CUDA backend as far as it can be checked without a GPU: which operators it claims, what it
+// fuses, its layout, the refusals that happen before any device work (each naming the node and the
+// problem), and a cached op on gpu(0) failing cleanly on a machine with no usable GPU.
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "common/error.h"
+#include "quiver/c_api.h"
+#include "support/single_op.h"
+
+using namespace qv;
+
+namespace {
+
+const Device kGpu0{DeviceType::kGpu, 0};
+
+bool MachineHasGpu() {
+  int count = 0;
+  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+// Builds one node's kernel on gpu(0); only for requests refused before any device work.
+void BuildOnGpu(const std::string& op, const std::map<std::string, std::string>& attrs,
+                const std::vector<TensorType>& inputs, const std::vector<TensorType>& outputs) {
+  const Backend& backend = FindBackend(kGpu0);
+  const auto store = backend.NewConstantStore();
+  const Attrs a(attrs, op, "node0");
+  std::vector<ValueInfo> infos;
+  for (const TensorType& t : inputs) infos.push_back({t, backend.PlainLayout(t), nullptr});
+  backend.BuildKernel({a, *store, infos, outputs, Precision::kFloat32, kGpu0});
+}
+
+TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[cuda]") {
+  const Backend& backend = FindBackend(kGpu0);
+  const std::vector<std::string> expected = {
+      "Activation", "BatchNorm", "Concat", "Flatten", "FullyConnected", "LeakyReLU", "Pooling", "Reshape",
+      "SoftmaxActivation", "SoftmaxOutput", "_arange", "_div_scalar", "_equal_scalar", "_greater_equal_scalar",
+      "_greater_scalar", "_lesser_equal_scalar", "_lesser_scalar", "_minus_scalar", "_mul_scalar",
+      "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar", "_rminus_scalar", "broadcast_add", "broadcast_div",
+      "broadcast_mul", "broadcast_sub", "clip", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub",
+      "expand_dims", "ones_like", "relu", "slice", "slice_axis", "slice_like", "softmax", "transpose",
+      "zeros_like"};
+  CHECK(backend.SupportedOps() == expected);
+  for (const std::string& op : expected) CHECK(backend.Supports(op));
+  // Operators of the CPU backend that have no CUDA kernel yet.
+  for (const char* op : {"Convolution", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "where",
+                         "amp_cast", "amp_multicast"}) {
+    INFO(op);
+    CHECK_FALSE(backend.Supports(op));
+  }
+}
+
+TEST_CASE("The CUDA backend fuses a ReLU into FullyConnected and BatchNorm only", "[cuda]") {
+  const FusionRules& rules = FindBackend(kGpu0).fusions();
+  Node fc, bn, pooling;
+  fc.op = "FullyConnected";
+  bn.op = "BatchNorm";
+  pooling.op = "Pooling";
+  const PostOp relu{PostOp::kRelu}, clip{PostOp::kClip, 0.f, 6.f};
+  CHECK(rules.FusesPostOp(fc, relu));
+  CHECK(rules.FusesPostOp(bn, relu));
+  CHECK_FALSE(rules.FusesPostOp(fc, clip));
+  CHECK_FALSE(rules.FusesPostOp(pooling, relu));
+  fc.post_ops.push_back(relu);
+  CHECK_FALSE(rules.FusesPostOp(fc, relu));
+  CHECK_FALSE(rules.FusesSum(fc));
+}
+
+TEST_CASE("The CUDA backend's one layout is row-major: no conversions between its values", "[cuda]") {
+  const Backend& backend = FindBackend(kGpu0);
+  const LayoutPtr a = backend.PlainLayout({{2, 3, 4}, DType::kFloat32});
+  const LayoutPtr b = backend.PlainLayout({{6, 4}, DType::kFloat32});
+  CHECK(a->bytes() == 96);
+  CHECK(a->SameAs(*b));
+  CHECK_FALSE(a->SameAs(*backend.PlainLayout({{5}, DType::kFloat32})));
+  CHECK(backend.StepParallelism(1e9, 1e6) == 1);
+}
+
+TEST_CASE("CUDA kernels are refused before device work, naming the node and the problem", "[cuda]") {
+  const TensorType x{{2, 8}, DType::kFloat32};
+  auto refusal = [](auto build) -> std::pair<Status, std::string> {
+    try {
+      build();
+    } catch (const Error& e) {
+      return {e.status(), e.what()};
+    }
+    return {Status::kOk, ""};
+  };
+
+  auto [status, message] = refusal([&] { BuildOnGpu("Convolution", {}, {x}, {x}); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("has no kernel on gpu(0)"));
+
+  const TensorType slopes{{8}, DType::kFloat32};
+  std::tie(status, message) = refusal([&] { BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {x, slopes}, {x}); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("'prelu'") && Catch::Contains("gpu(0)"));
+
+  const TensorType weight{{4, 8}, DType::kFloat32}, fc_out{{2, 4}, DType::kFloat32};
+  std::tie(status, message) = refusal(
+      [&] { BuildOnGpu("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}}, {x, weight}, {fc_out}); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("node 'node0' (FullyConnected)") && Catch::Contains("weight must be a parameter"));
+
+  const TensorType nine{{1, 1, 1, 1, 1, 1, 1, 1, 2}, DType::kFloat32};
+  std::tie(status, message) = refusal([&] { BuildOnGpu("broadcast_add", {}, {nine, nine}, {nine}); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("9 dimensions") && Catch::Contains("at most 8"));
+
+  const Backend& backend = FindBackend(kGpu0);
+  std::tie(status, message) = refusal([&] { backend.ResolvePrecision(Precision::kBFloat16, kGpu0); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("bfloat16") && Catch::Contains("gpu(0)"));
+}
+
+TEST_CASE("A parameter no CUDA kernel uploaded stays on the host when repacked", "[cuda]") {
+  const auto store = FindBackend(kGpu0).NewConstantStore();
+  NDArrayPtr values = NDArray::Create({4}, DType::kFloat32);
+  const auto param = std::make_shared<const Constant>(values);
+  CHECK(store->Repack(param) == param);
+}
+
+TEST_CASE("Without a GPU, a cached op on gpu(0) fails with QV_ERR_DEVICE and says why", "[cuda][no_gpu]") {
+  if (MachineHasGpu()) {
+    WARN("not run: this machine has a GPU (the GPU suite covers it)");
+    return;
+  }
+  // Every operator here has a CUDA kernel: the refusal is about the device, not the graph.
+  qv_test::GraphBuilder g;
+  const int data = g.Variable("data"), w = g.Variable("fc_weight"), b = g.Variable("fc_bias");
+  const int fc = g.Op("FullyConnected", "fc", {{"num_hidden", "3"}}, {data, w, b});
+  g.Output(g.Op("softmax", "prob", {}, {fc}));
+  std::mt19937 rng(1);
+  try {
+    const std::map<std::string, qv_ref::Tensor> params = {{"fc_weight", qv_test::Random({3, 4}, &rng)},
+                                                          {"fc_bias", qv_test::Random({3}, &rng)}};
+    qv_test::CompiledGraph op(g.ToJson(), params, {{"device", "gpu(0)"}});
+    FAIL("a cached op was created on gpu(0) without a GPU");
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    CHECK_THAT(message, Catch::Contains("status " + std::to_string(QV_ERR_DEVICE)) && Catch::Contains("gpu(0)") &&
+                            Catch::Contains("no usable CUDA device"));
+  }
+}
+
+}  // namespace

@@ -1,0 +1,256 @@
+// Every CUDA kernel against the CPU backend: the same one-operator (or few-operator) graph compiled
+// for cpu(0) and for gpu(0), run on the same seeded random inputs, every output compared with
+// qv_test::Compare's FP32 bound (|gpu - cpu| <= 1e-5 * max(1, max |cpu|)).
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quiver/c_api.h"
+#include "support/single_op.h"
+
+namespace {
+
+using qv_ref::Tensor;
+using qv_test::AttrMap;
+using qv_test::GraphBuilder;
+using Params = std::map<std::string, Tensor>;
+
+// Runs `g` on cpu(0) and gpu(0) with the same parameters and inputs and compares every output.
+void ExpectGpuMatchesCpu(const GraphBuilder& g, const Params& params, const std::vector<Tensor>& inputs) {
+  const std::string json = g.ToJson();
+  const qv_test::CompiledGraph cpu(json, params);
+  const qv_test::CompiledGraph gpu(json, params, {{"device", "gpu(0)"}});
+  const std::vector<Tensor> want = cpu.Run(inputs);
+  const std::vector<Tensor> got = gpu.Run(inputs, QV_GPU);
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    const qv_test::Comparison c = qv_test::Compare(got[k], want[k]);
+    INFO("output " << k << ": " << c.Describe(got[k], want[k]));
+    CHECK(c.ok());
+  }
+}
+
+// One operator over one data input.
+void ExpectUnaryOp(const std::string& op, const AttrMap& attrs, const qv_ref::Shape& shape, float lo = -3.f,
+                   float hi = 3.f) {
+  INFO(op);
+  GraphBuilder g;
+  g.Output(g.Op(op, "op0", attrs, {g.Variable("data")}));
+  std::mt19937 rng(11);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random(shape, &rng, lo, hi)});
+}
+
+TEST_CASE("GPU FullyConnected (cuBLASLt) matches the CPU: bias, no bias, 4-D flatten, last axis, fused ReLU", "[gpu]") {
+  std::mt19937 rng(3);
+  struct Case {
+    qv_ref::Shape data;
+    AttrMap attrs;
+    int64_t k;
+    bool relu;
+  };
+  const std::vector<Case> cases = {
+      {{4, 32}, {{"num_hidden", "16"}}, 32, false},
+      {{4, 32}, {{"num_hidden", "16"}, {"no_bias", "True"}}, 32, false},
+      {{3, 4, 5, 6}, {{"num_hidden", "10"}}, 120, false},
+      {{2, 3, 7}, {{"num_hidden", "5"}, {"flatten", "False"}}, 7, false},
+      {{8, 64}, {{"num_hidden", "33"}}, 64, true},
+      {{8, 64}, {{"num_hidden", "33"}, {"no_bias", "True"}}, 64, true},
+  };
+  for (const Case& c : cases) {
+    INFO("data " << qv_ref::ShapeToString(c.data) << ", relu " << c.relu);
+    const int64_t n = std::stoll(c.attrs.at("num_hidden"));
+    const bool bias = c.attrs.count("no_bias") == 0;
+    GraphBuilder g;
+    const int data = g.Variable("data"), w = g.Variable("fc_weight");
+    std::vector<qv_test::Entry> ins = {data, w};
+    if (bias) ins.push_back(g.Variable("fc_bias"));
+    int out = g.Op("FullyConnected", "fc", c.attrs, ins);
+    if (c.relu) out = g.Op("Activation", "fc_relu", {{"act_type", "relu"}}, {out});
+    g.Output(out);
+    Params params = {{"fc_weight", qv_test::Random({n, c.k}, &rng)}};
+    if (bias) params["fc_bias"] = qv_test::Random({n}, &rng);
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.data, &rng)});
+  }
+}
+
+TEST_CASE("GPU FullyConnected serves a second batch size from its uploaded weights", "[gpu]") {
+  std::mt19937 rng(5);
+  GraphBuilder g;
+  g.Output(g.Op("FullyConnected", "fc", {{"num_hidden", "6"}}, {g.Variable("data"), g.Variable("w"), g.Variable("b")}));
+  const Params params = {{"w", qv_test::Random({6, 10}, &rng)}, {"b", qv_test::Random({6}, &rng)}};
+  const std::string json = g.ToJson();
+  const qv_test::CompiledGraph cpu(json, params);
+  const qv_test::CompiledGraph gpu(json, params, {{"device", "gpu(0)"}});
+  for (int64_t batch : {2, 7, 2}) {
+    INFO("batch " << batch);
+    const Tensor x = qv_test::Random({batch, 10}, &rng);
+    const Tensor want = cpu.Run({x})[0], got = gpu.Run({x}, QV_GPU)[0];
+    const qv_test::Comparison c = qv_test::Compare(got, want);
+    INFO(c.Describe(got, want));
+    CHECK(c.ok());
+  }
+}
+
+TEST_CASE("GPU activations match the CPU", "[gpu]") {
+  for (const char* type : {"relu", "sigmoid", "tanh", "softrelu", "softsign"})
+    ExpectUnaryOp("Activation", {{"act_type", type}}, {2, 3, 5, 7}, -30.f, 30.f);
+  ExpectUnaryOp("relu", {}, {1000});
+}
+
+TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
+  ExpectUnaryOp("clip", {{"a_min", "-0.5"}, {"a_max", "1.25"}}, {3, 17});
+  for (const AttrMap& attrs : std::vector<AttrMap>{{{"act_type", "leaky"}, {"slope", "0.1"}},
+                                                   {{"act_type", "elu"}, {"slope", "0.7"}},
+                                                   {{"act_type", "selu"}},
+                                                   {{"act_type", "gelu"}},
+                                                   {{"act_type", "rrelu"}, {"lower_bound", "0.1"}, {"upper_bound", "0.3"}}})
+    ExpectUnaryOp("LeakyReLU", attrs, {4, 3, 5});
+}
+
+TEST_CASE("GPU scalar arithmetic and comparisons match the CPU", "[gpu]") {
+  for (const char* op : {"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
+                         "_rdiv_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
+                         "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"})
+    ExpectUnaryOp(op, {{"scalar", "0.5"}}, {6, 11}, 0.25f, 2.f);
+  // Exact hits for the equality tests.
+  GraphBuilder g;
+  const int data = g.Variable("data");
+  g.Output(g.Op("_equal_scalar", "eq", {{"scalar", "2"}}, {data}));
+  g.Output(g.Op("_not_equal_scalar", "ne", {{"scalar", "2"}}, {data}));
+  ExpectGpuMatchesCpu(g, {}, {Tensor({5}, {1, 2, 3, 2, 0})});
+}
+
+TEST_CASE("GPU binary operators match the CPU, with broadcasting and parameter operands", "[gpu]") {
+  std::mt19937 rng(9);
+  for (const char* op : {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"}) {
+    INFO(op);
+    GraphBuilder g;
+    g.Output(g.Op(op, "op0", {}, {g.Variable("a"), g.Variable("b")}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({3, 4, 5}, &rng, 0.5f, 2.f), qv_test::Random({3, 4, 5}, &rng, 0.5f, 2.f)});
+  }
+  const std::vector<std::pair<qv_ref::Shape, qv_ref::Shape>> shapes = {
+      {{2, 3, 4}, {1, 3, 1}}, {{2, 3, 4}, {4}}, {{5, 1}, {1, 6}}, {{2, 1, 3, 1}, {4, 1, 5}}};
+  for (const char* op : {"broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div"})
+    for (const auto& [a, b] : shapes) {
+      INFO(op << " " << qv_ref::ShapeToString(a) << " " << qv_ref::ShapeToString(b));
+      GraphBuilder g;
+      g.Output(g.Op(op, "op0", {}, {g.Variable("a"), g.Variable("b")}));
+      ExpectGpuMatchesCpu(g, {}, {qv_test::Random(a, &rng, 0.5f, 2.f), qv_test::Random(b, &rng, 0.5f, 2.f)});
+    }
+  // A parameter as one operand: the kernel must read its device copy.
+  GraphBuilder g;
+  g.Output(g.Op("broadcast_mul", "scale", {}, {g.Variable("data"), g.Variable("gain")}));
+  ExpectGpuMatchesCpu(g, {{"gain", qv_test::Random({1, 4, 1}, &rng)}}, {qv_test::Random({2, 4, 3}, &rng)});
+}
+
+TEST_CASE("GPU softmax matches the CPU on the last axis, a given axis and with a temperature", "[gpu]") {
+  ExpectUnaryOp("softmax", {}, {4, 1000}, -10.f, 10.f);
+  ExpectUnaryOp("softmax", {{"axis", "1"}}, {2, 7, 3, 5}, -10.f, 10.f);
+  ExpectUnaryOp("softmax", {{"axis", "0"}, {"temperature", "2.5"}}, {6, 4}, -10.f, 10.f);
+  ExpectUnaryOp("SoftmaxActivation", {{"mode", "channel"}}, {2, 5, 3, 3});
+  ExpectUnaryOp("SoftmaxActivation", {}, {3, 10});
+  GraphBuilder g;
+  g.Output(g.Op("SoftmaxOutput", "prob", {}, {g.Variable("data"), g.Variable("label")}));
+  std::mt19937 rng(2);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random({4, 10}, &rng)});  // inference drops the label input
+}
+
+TEST_CASE("GPU Concat matches the CPU along the first, a middle and the last axis", "[gpu]") {
+  std::mt19937 rng(4);
+  for (const char* dim : {"0", "1", "-1"}) {
+    INFO("dim " << dim);
+    GraphBuilder g;
+    g.Output(g.Op("Concat", "cat", {{"dim", dim}, {"num_args", "3"}}, {g.Variable("a"), g.Variable("b"), g.Variable("c")}));
+    const std::string d = dim;
+    auto shape = [&](int64_t size) {
+      qv_ref::Shape s = {2, 3, 4};
+      s[d == "0" ? 0 : d == "1" ? 1 : 2] = size;
+      return s;
+    };
+    ExpectGpuMatchesCpu(g, {},
+                        {qv_test::Random(shape(1), &rng), qv_test::Random(shape(2), &rng), qv_test::Random(shape(5), &rng)});
+  }
+}
+
+TEST_CASE("GPU Flatten, Reshape and expand_dims match the CPU", "[gpu]") {
+  ExpectUnaryOp("Flatten", {}, {2, 3, 4, 5});
+  ExpectUnaryOp("Reshape", {{"shape", "(0, -1, 2)"}}, {3, 4, 6});
+  ExpectUnaryOp("expand_dims", {{"axis", "1"}}, {3, 4});
+}
+
+TEST_CASE("GPU transpose and slices match the CPU", "[gpu]") {
+  ExpectUnaryOp("transpose", {}, {2, 3, 4});
+  ExpectUnaryOp("transpose", {{"axes", "(0, 2, 3, 1)"}}, {2, 3, 4, 5});
+  ExpectUnaryOp("slice", {{"begin", "(1, None, 0)"}, {"end", "(3, None, 5)"}, {"step", "(1, -1, 2)"}}, {4, 3, 6});
+  ExpectUnaryOp("slice_axis", {{"axis", "-1"}, {"begin", "2"}, {"end", "None"}}, {3, 7});
+  GraphBuilder g;
+  g.Output(g.Op("slice_like", "crop", {{"axes", "(2, 3)"}}, {g.Variable("data"), g.Variable("like")}));
+  std::mt19937 rng(6);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 8, 8}, &rng), qv_test::Random({1, 1, 5, 6}, &rng)});
+}
+
+TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the full convention", "[gpu]") {
+  const std::vector<AttrMap> cases = {
+      {{"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
+      {{"pool_type", "avg"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
+      {{"pool_type", "avg"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"count_include_pad", "False"}},
+      {{"pool_type", "avg"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}},
+      {{"pool_type", "max"}, {"kernel", "(2, 2)"}, {"stride", "(2, 2)"}, {"pooling_convention", "full"}},
+      {{"pool_type", "sum"}, {"kernel", "(2, 3)"}, {"stride", "(1, 2)"}},
+      {{"pool_type", "max"}, {"kernel", "(1, 1)"}, {"global_pool", "True"}},
+      {{"pool_type", "avg"}, {"kernel", "(1, 1)"}, {"global_pool", "True"}},
+  };
+  for (const AttrMap& attrs : cases) ExpectUnaryOp("Pooling", attrs, {2, 3, 9, 10});
+}
+
+TEST_CASE("GPU stand-alone BatchNorm matches the CPU, with and without a fused ReLU", "[gpu]") {
+  std::mt19937 rng(8);
+  for (bool relu : {false, true})
+    for (const char* fix_gamma : {"True", "False"}) {
+      INFO("relu " << relu << ", fix_gamma " << fix_gamma);
+      GraphBuilder g;
+      const int data = g.Variable("data");
+      int out = g.Op("BatchNorm", "bn", {{"eps", "0.001"}, {"fix_gamma", fix_gamma}},
+                     {data, g.Variable("bn_gamma"), g.Variable("bn_beta"), g.Variable("bn_moving_mean"),
+                      g.Variable("bn_moving_var")});
+      if (relu) out = g.Op("relu", "bn_relu", {}, {out});
+      g.Output(out);
+      const Params params = {{"bn_gamma", qv_test::Random({4}, &rng)},
+                             {"bn_beta", qv_test::Random({4}, &rng)},
+                             {"bn_moving_mean", qv_test::Random({4}, &rng)},
+                             {"bn_moving_var", qv_test::Random({4}, &rng, 0.5f, 1.5f)}};
+      ExpectGpuMatchesCpu(g, params, {qv_test::Random({2, 4, 3, 5}, &rng)});
+    }
+}
+
+TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
+  ExpectUnaryOp("zeros_like", {}, {3, 4});
+  ExpectUnaryOp("ones_like", {}, {3, 4});
+  GraphBuilder g;
+  const int data = g.Variable("data");
+  const int range = g.Op("_arange", "range", {{"start", "1"}, {"stop", "7"}, {"step", "1.5"}, {"repeat", "2"}}, {});
+  g.Output(g.Op("elemwise_add", "sum", {}, {data, range}));
+  std::mt19937 rng(12);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random({8}, &rng)});
+}
+
+TEST_CASE("A small GPU network (FC, ReLU, FC, softmax) matches the CPU", "[gpu]") {
+  std::mt19937 rng(13);
+  GraphBuilder g;
+  const int data = g.Variable("data");
+  const int fc1 =
+      g.Op("FullyConnected", "fc1", {{"num_hidden", "64"}}, {data, g.Variable("fc1_weight"), g.Variable("fc1_bias")});
+  const int act = g.Op("Activation", "relu1", {{"act_type", "relu"}}, {fc1});
+  const int fc2 =
+      g.Op("FullyConnected", "fc2", {{"num_hidden", "10"}}, {act, g.Variable("fc2_weight"), g.Variable("fc2_bias")});
+  g.Output(g.Op("softmax", "prob", {}, {fc2}));
+  const Params params = {{"fc1_weight", qv_test::Random({64, 3 * 8 * 8}, &rng, -0.1f, 0.1f)},
+                         {"fc1_bias", qv_test::Random({64}, &rng)},
+                         {"fc2_weight", qv_test::Random({10, 64}, &rng, -0.1f, 0.1f)},
+                         {"fc2_bias", qv_test::Random({10}, &rng)}};
+  ExpectGpuMatchesCpu(g, params, {qv_test::Random({5, 3, 8, 8}, &rng)});
+}
+
+}  // namespace
