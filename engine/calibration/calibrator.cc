@@ -107,7 +107,8 @@ QuantizedModel Calibrator::Save() const {
   Check(batches_ > 0, Status::kInvalidArgument, "no calibration batch was added");
   if (mode_ == CalibrationMode::kNaive) return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, ranges_);
   std::map<NodeEntry, Range> thresholds;
-  for (const auto& [entry, histogram] : histograms_) thresholds[entry] = histogram.EntropyRange();
+  for (const auto& [entry, histogram] : histograms_)
+    thresholds[entry] = histogram.EntropyRange(/*non_negative=*/ranges_.at(entry).min >= 0);
   return WriteMxnetQuantized(graph_, constants_, keys_, scheme_, thresholds);
 }
 

@@ -1,6 +1,7 @@
 // Quiver's own int8 calibration: runs a float32 model over sample batches, records the range of every
 // tensor an int8 model quantizes (MXNet's "naive" calibration: the smallest and largest value seen; or
-// its "entropy" calibration: the KL-optimal threshold of the values' histogram, calibration/value_histogram.h),
+// its "entropy" calibration: the KL-optimal threshold of the values' histogram,
+// calibration/value_histogram.h),
 // and writes the calibrated model in MXNet 1.9's quantized format (calibration/mxnet_quantized_writer.h),
 // which Quiver runs at precision int8 and MXNet 1.9 loads too.
 #pragma once
@@ -37,8 +38,9 @@ class Calibrator {
   const std::vector<std::string>& input_names() const { return input_names_; }
 
   // Runs the float32 model on one batch (float32 arrays, any batch size) and widens the recorded
-  // ranges (entropy: adds the values to each tensor's histogram). Blocks until done. Throws for wrong inputs as CachedOp::Invoke does, and
-  // Error(Status::kInvalidArgument) naming the tensor when a batch yields NaN or infinity.
+  // ranges (entropy: adds the values to each tensor's histogram too). Blocks until done. Throws for
+  // wrong inputs as CachedOp::Invoke does, and Error(Status::kInvalidArgument) naming the tensor
+  // when a batch yields NaN or infinity.
   void AddBatch(const std::vector<NDArrayPtr>& inputs);
 
   // The calibrated model. Throws Error(Status::kInvalidArgument) before any batch was added. Entropy

@@ -102,14 +102,10 @@ void ValueHistogram::Count(const float* values, int64_t n) {
 void ValueHistogram::Add(const float* values, int64_t n, float lo, float hi) {
   const float t = std::max(std::fabs(lo), std::fabs(hi));
   if (counts_.empty()) {
-    min_ = lo;
-    max_ = hi;
     Reset(t, kBins, true);
     Count(values, n);
     return;
   }
-  min_ = std::min(min_, lo);
-  max_ = std::max(max_, hi);
   if (t <= limit_) {
     Count(values, n);
     return;
@@ -138,9 +134,8 @@ void ValueHistogram::Add(const float* values, int64_t n, float lo, float hi) {
   for (int64_t i = 0; i < old_bins; ++i) counts_[extra + i] += old[i];
 }
 
-Range ValueHistogram::EntropyRange() const {
+Range ValueHistogram::EntropyRange(bool non_negative) const {
   Check(!counts_.empty(), Status::kInternal, "entropy range of an empty histogram");
-  const bool non_negative = min_ >= 0;
   const float t = KlOptimalThreshold(counts_, edges_, non_negative ? 511 : 255);
   return non_negative ? Range{0.f, t} : Range{-t, t};
 }

@@ -23,14 +23,10 @@ class ValueHistogram {
   // Counts the `n` values at `values` (finite), whose smallest is `lo` and largest `hi`.
   void Add(const float* values, int64_t n, float lo, float hi);
 
-  bool empty() const { return counts_.empty(); }
-  const std::vector<int64_t>& counts() const { return counts_; }
-  const std::vector<float>& edges() const { return edges_; }  // counts().size() + 1 of them
-
   // The range MXNet calibrates the tensor to: [-t, t] with t the KL-optimal threshold over 255 int8
-  // steps, or [0, t] over 511 steps when no value was negative (MXNet's uint8 for quantized_dtype
-  // "auto"). Needs at least one Add.
-  Range EntropyRange() const;
+  // steps, or, when `non_negative` (no value was negative), [0, t] over 511 steps (MXNet's uint8 for
+  // quantized_dtype "auto"). Needs at least one Add.
+  Range EntropyRange(bool non_negative) const;
 
  private:
   // Starts over with `bins` empty bins over [-limit, limit] (numpy's [-0.5, 0.5] for limit 0).
@@ -40,11 +36,10 @@ class ValueHistogram {
   int64_t BinOf(float v) const;
 
   std::vector<int64_t> counts_;
-  std::vector<float> edges_;
+  std::vector<float> edges_;  // counts_.size() + 1 of them
   double limit_ = 0;     // MXNet's th: the histogram covers [-limit_, limit_]
   bool single_ = true;   // limit_ is still the float32 |value| of a batch
   float first_ = 0, last_ = 0, scale_ = 0;  // float32 lower and upper edge, bins per unit
-  float min_ = 0, max_ = 0;
 };
 
 // The threshold MXNet's calibrate_entropy operator picks from a histogram with an odd number of bins

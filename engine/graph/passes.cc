@@ -1,6 +1,5 @@
 // Inference-time graph rewrites. Each pass redirects the uses of the nodes it absorbs; absorbed nodes
 // stay in the node list but are no longer reachable from the outputs, so plans never see them.
-#include <cmath>
 #include <set>
 
 #include "common/error.h"
@@ -73,7 +72,7 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   NDArrayPtr new_w = NDArray::Create(w.shape(), DType::kFloat32);
   NDArrayPtr new_b = NDArray::Create({out_channels}, DType::kFloat32);
   for (int64_t o = 0; o < out_channels; ++o) {
-    const double scale = (bp.fix_gamma ? 1.0 : gamma[o]) / std::sqrt(static_cast<double>(var[o]) + bp.eps);
+    const double scale = bp.ChannelScale(gamma[o], var[o]);
     const float* src = w.data_as<float>() + o * per_channel;
     float* dst = new_w->data_as<float>() + o * per_channel;
     for (int64_t i = 0; i < per_channel; ++i) dst[i] = static_cast<float>(src[i] * scale);

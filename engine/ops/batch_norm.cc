@@ -1,5 +1,7 @@
 #include "ops/batch_norm.h"
 
+#include <cmath>
+
 #include "common/error.h"
 
 namespace qv {
@@ -16,6 +18,10 @@ BatchNormParams BatchNormParams::Parse(const Attrs& attrs) {
   for (const auto& op : p.post_ops)
     Check(op.kind == PostOp::kRelu, Status::kInternal, attrs.Where() + "only a relu can be fused into BatchNorm");
   return p;
+}
+
+double BatchNormParams::ChannelScale(float gamma, float var) const {
+  return (fix_gamma ? 1.0 : gamma) / std::sqrt(static_cast<double>(var) + eps);
 }
 
 namespace {

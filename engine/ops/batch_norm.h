@@ -16,6 +16,10 @@ struct BatchNormParams {
   std::vector<PostOp> post_ops;  // a relu when a following ReLU was fused
 
   static BatchNormParams Parse(const Attrs& attrs);
+
+  // The per-channel factor inference multiplies by, gamma / sqrt(var + eps) (gamma read as 1 when
+  // fix_gamma is set, as MXNet does), in float64.
+  double ChannelScale(float gamma, float var) const;
 };
 
 }  // namespace qv

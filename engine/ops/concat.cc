@@ -1,7 +1,17 @@
+#include "ops/concat.h"
+
 #include "common/error.h"
-#include "ops/op.h"
 
 namespace qv {
+
+int ConcatAxis(const Attrs& attrs, const Shape& shape) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  int64_t dim = attrs.GetInt("dim", 1);
+  if (dim < 0) dim += rank;
+  Check(dim >= 0 && dim < rank, Status::kShape, attrs.Where() + "dim out of range for " + ShapeToString(shape));
+  return static_cast<int>(dim);
+}
+
 namespace {
 
 class ConcatOp : public OpDef {
@@ -19,9 +29,7 @@ class ConcatOp : public OpDef {
     ExpectFloat32(attrs, in);
     Shape out = in[0].shape;
     const int64_t ndim = static_cast<int64_t>(out.size());
-    int64_t dim = attrs.GetInt("dim", 1);
-    if (dim < 0) dim += ndim;
-    Check(dim >= 0 && dim < ndim, Status::kShape, attrs.Where() + "dim out of range for " + ShapeToString(out));
+    const int64_t dim = ConcatAxis(attrs, out);
     for (size_t i = 1; i < in.size(); ++i) {
       const Shape& s = in[i].shape;
       bool fits = s.size() == out.size();

@@ -19,6 +19,21 @@ const std::map<std::string, ScalarArith::Kind>& Names() {
   return *names;
 }
 
+}  // namespace
+
+bool ScalarArith::AsLinear(float* alpha, float* beta) const {
+  switch (kind) {
+    case kPlus: *alpha = 1.f, *beta = scalar; return true;
+    case kMinus: *alpha = 1.f, *beta = -scalar; return true;
+    case kRMinus: *alpha = -1.f, *beta = scalar; return true;
+    case kMul: *alpha = scalar, *beta = 0.f; return true;
+    case kDiv: *alpha = 1.f / scalar, *beta = 0.f; return true;
+    default: return false;
+  }
+}
+
+namespace {
+
 class ScalarArithOp : public OpDef {
  public:
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {

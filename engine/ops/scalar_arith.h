@@ -18,6 +18,10 @@ struct ScalarArith {
 
   // Kind from the operator name, scalar from the required "scalar" attribute.
   static ScalarArith Parse(const Attrs& attrs);
+
+  // The arithmetic kinds but scalar / x as alpha * x + beta (division as multiplication by the
+  // reciprocal); false for kRDiv and the comparisons.
+  bool AsLinear(float* alpha, float* beta) const;
 };
 
 }  // namespace qv

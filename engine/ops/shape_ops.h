@@ -24,4 +24,15 @@ SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input);
 // slice_like: the leading part of `input` with `like`'s size along `axes` (every axis when empty).
 SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape& like);
 
+// Where transpose, slice, slice_axis and slice_like read their row-major input: the output element at
+// row-major coordinates c over `out` reads input element offset + sum_d c_d * strides[d]. A stride is
+// permuted by a transpose and may be negative (a reversed slice).
+struct StridedRead {
+  Shape out;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+};
+// `inputs`: the node's input shapes (slice_like reads only the second one's shape).
+StridedRead ResolveStridedRead(const Attrs& attrs, const std::vector<Shape>& inputs);
+
 }  // namespace qv

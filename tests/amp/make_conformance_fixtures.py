@@ -30,36 +30,11 @@ import time
 
 import numpy as np
 import mxnet as mx
-from mxnet import gluon
 from mxnet.contrib import amp
 
-import make_fixtures as AMP  # tests/amp/make_fixtures.py: run_module's graph executor, write_f32, the manifest
+import make_fixtures as AMP  # tests/amp/make_fixtures.py: running models, per-anchor outputs, writing files
 
 PATHS = ("amp", "amp_gluon")
-
-
-def per_anchor_heads(symbol_json):
-    """The detector's symbol with its class logits and decoded boxes appended to its outputs."""
-    graph = json.loads(symbol_json)
-    nodes = graph["nodes"]
-    softmax = [n for n in nodes if n["op"] == "softmax"][-1]
-    decode = next(i for i, n in enumerate(nodes) if n["op"] == "_contrib_box_decode")
-    graph["heads"] = graph["heads"] + [softmax["inputs"][0], [decode, 0, 0]]
-    return json.dumps(graph)
-
-
-def run_all_outputs(sym, args, auxs, x):
-    mod = mx.mod.Module(sym, data_names=["data"], label_names=None, context=AMP.CTX)
-    mod.bind(data_shapes=[("data", x.shape)], for_training=False)
-    mod.set_params(args, auxs, allow_missing=False, allow_extra=True)
-    mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
-    return [o.asnumpy().astype(np.float32) for o in mod.get_outputs()]
-
-
-def run_gluon_all_outputs(prefix, x):
-    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params", ctx=AMP.CTX)
-    out = block(mx.nd.array(x))
-    return [o.asnumpy().astype(np.float32) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
 
 def make_model(out_dir, conformance_dir, model):
@@ -69,7 +44,7 @@ def make_model(out_dir, conformance_dir, model):
     if model["task"] == "detection":
         compared, first = ("logits", "decoded"), len(sym.list_outputs())
         symbol_file = name + "-per-anchor-symbol.json"
-        sym = mx.sym.load_json(per_anchor_heads(sym.tojson()))
+        sym = AMP.with_per_anchor(sym)
         sym.save(os.path.join(out_dir, symbol_file))
     else:
         compared, first, symbol_file = ("output",), 0, None
@@ -81,8 +56,8 @@ def make_model(out_dir, conformance_dir, model):
     for case in model["cases"]:
         x = np.load(os.path.join(conformance_dir, case["input"]))
         stem = "%s-%s" % (name, "x".join(map(str, x.shape)))
-        runs = {"float32": run_all_outputs(sym, args, auxs, x), "amp": run_all_outputs(s16, a16, x16, x),
-                "amp_gluon": run_gluon_all_outputs(amp_prefix, x)}
+        runs = {"float32": AMP.run_module_outputs(sym, args, auxs, x),
+                "amp": AMP.run_module_outputs(s16, a16, x16, x), "amp_gluon": AMP.run_gluon_outputs(amp_prefix, x)}
         files, errors, shapes, scales = {"input": stem + "-in.f32"}, {}, {}, {}
         AMP.write_f32(os.path.join(out_dir, files["input"]), x)
         for index, key in enumerate(compared):

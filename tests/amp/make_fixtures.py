@@ -111,17 +111,41 @@ def random_zoo_model(name, seed, size):
     return net
 
 
-def run_module(sym, args, auxs, x):
+# Running models and picking outputs, shared with tests/int8's and make_conformance_fixtures.py's generators.
+
+def run_module_outputs(sym, args, auxs, x):
+    """Every output of SYM on X through the Module API (the graph executor, oneDNN fusion on), as float32."""
     mod = mx.mod.Module(sym, data_names=["data"], label_names=None, context=CTX)
     mod.bind(data_shapes=[("data", x.shape)], for_training=False)
     mod.set_params(args, auxs, allow_missing=False, allow_extra=True)
     mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
-    return mod.get_outputs()[0].asnumpy().astype(np.float32)
+    return [o.asnumpy().astype(np.float32) for o in mod.get_outputs()]
+
+
+def run_module(sym, args, auxs, x):
+    return run_module_outputs(sym, args, auxs, x)[0]
+
+
+def run_gluon_outputs(prefix, x):
+    """Every output of PREFIX's files on X through gluon.SymbolBlock (no graph fusion), as float32."""
+    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params", ctx=CTX)
+    out = block(mx.nd.array(x))
+    return [o.asnumpy().astype(np.float32) for o in (out if isinstance(out, (list, tuple)) else [out])]
 
 
 def run_gluon(prefix, x):
-    block = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params", ctx=CTX)
-    return block(mx.nd.array(x)).asnumpy().astype(np.float32)
+    return run_gluon_outputs(prefix, x)[0]
+
+
+def with_per_anchor(sym):
+    """A detector's SYM with two more outputs per anchor: the input of its last softmax (the class
+    logits) and the output of its box_decode (the decoded boxes)."""
+    nodes = json.loads(sym.tojson())["nodes"]
+    softmax = [n for n in nodes if n["op"] == "softmax"][-1]
+    decode = next(n for n in nodes if n["op"] == "_contrib_box_decode")
+    internals = sym.get_internals()
+    logits = internals[nodes[softmax["inputs"][0][0]]["name"] + "_output"]
+    return mx.sym.Group(list(sym) + [logits, internals[decode["name"] + "_output"]])
 
 
 def emulated_symbol(amp_json):

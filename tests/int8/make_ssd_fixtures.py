@@ -55,24 +55,10 @@ def nms_concat(symbol_file):
     return source["name"]
 
 
-def with_per_anchor(sym):
-    """SYM's outputs, the input of its last softmax (the class logits) and the output of its box_decode
-    (the decoded boxes), as one group."""
-    nodes = json.loads(sym.tojson())["nodes"]
-    softmax = [n for n in nodes if n["op"] == "softmax"][-1]
-    decode = next(n for n in nodes if n["op"] == "_contrib_box_decode")
-    internals = sym.get_internals()
-    logits = internals[nodes[softmax["inputs"][0][0]]["name"] + "_output"]
-    return mx.sym.Group(list(sym) + [logits, internals[decode["name"] + "_output"]])
-
-
 def run(checkpoint, x):
+    """The model's outputs and its per-anchor logits and decoded boxes, by name (OUTPUTS)."""
     sym, args, auxs = checkpoint
-    mod = mx.mod.Module(with_per_anchor(sym), data_names=["data"], label_names=None, context=int8.CTX)
-    mod.bind(data_shapes=[("data", x.shape)], for_training=False)
-    mod.set_params(args, auxs, allow_missing=False, allow_extra=True)
-    mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
-    return dict(zip(OUTPUTS, (o.asnumpy().astype(np.float32) for o in mod.get_outputs())))
+    return dict(zip(OUTPUTS, int8.AMP.run_module_outputs(int8.AMP.with_per_anchor(sym), args, auxs, x)))
 
 
 def write_outputs(out_dir, stem, outputs):

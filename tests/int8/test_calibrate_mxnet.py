@@ -221,22 +221,23 @@ def _entropy_tensors(symbol: dict, quiver_file: bool) -> dict:
     return tensors
 
 
-def _quiver_values(entry: dict, tensors: list, batches: list) -> dict:
-    """The float32 values Quiver computes for the named tensors of the float32 model, per batch
-    ("NAME:BATCH"): the model run with those tensors as its first outputs, as the calibrator runs it."""
+def _quiver_values(entry: dict, names: list, batches: list) -> dict:
+    """The float32 values Quiver computes for tensors of the float32 model, per batch: `names` holds
+    (Quiver's tensor name, MXNet's name) pairs, the result is keyed "MXNET_NAME:BATCH". The model runs
+    with those tensors as its first outputs, as the calibrator runs it."""
     prefix = INT8_DIR / entry["files"]["float32_model"]
     symbol = json.loads(Path(f"{prefix}-symbol.json").read_text())
     ids = {node["name"]: i for i, node in enumerate(symbol["nodes"])}
-    computed = [t for t in tensors if symbol["nodes"][ids[t]]["op"] != "null"]
+    computed = [t for t, _ in names if symbol["nodes"][ids[t]]["op"] != "null"]
     symbol["heads"] = [[ids[t], 0, 0] for t in computed] + symbol["heads"]
     values = {}
     with quiver.Predictor.from_bytes(json.dumps(symbol), Path(f"{prefix}-0000.params").read_bytes(),
                                      precision="float32") as p:
         for b, batch in enumerate(batches):
             outputs = p.predict(batch)
-            for tensor in tensors:
-                at = computed.index(tensor) if tensor in computed else None
-                values[f"{tensor}:{b}"] = np.array(batch if at is None else outputs[at], dtype=np.float32).ravel()
+            for tensor, mxnet_name in names:
+                value = outputs[computed.index(tensor)] if tensor in computed else batch
+                values[f"{mxnet_name}:{b}"] = np.array(value, dtype=np.float32).ravel()
     return values
 
 
@@ -259,10 +260,8 @@ def test_entropy_ranges_are_mxnets_choice_on_quivers_values(calibrated, name, tm
     ours_tensors, their_tensors = _entropy_tensors(ours_symbol, True), _entropy_tensors(theirs_symbol, False)
     assert ours_tensors.keys() == their_tensors.keys() == their_ranges.keys()
 
-    batches = _batches(entry)
-    values = _quiver_values(entry, list(ours_tensors.values()), batches)
-    values = {f"{their_tensors[layer]}:{key.rsplit(':', 1)[1]}": v
-              for layer, tensor in ours_tensors.items() for key, v in values.items() if key.rsplit(":", 1)[0] == tensor}
+    values = _quiver_values(entry, [(ours_tensors[layer], their_tensors[layer]) for layer in ours_tensors],
+                            _batches(entry))
     values_file, out_file = tmp_path / "values.npz", tmp_path / "mxnet.npz"
     np.savez(values_file, **values)
     subprocess.run([MXNET, str(ENTROPY_HISTOGRAMS), str(INT8_DIR), name, str(values_file), str(out_file)],
@@ -270,6 +269,7 @@ def test_entropy_ranges_are_mxnets_choice_on_quivers_values(calibrated, name, tm
                    stdout=sys.stderr, stderr=sys.stderr)
     mxnet = dict(np.load(out_file))
 
+    inputs = {n["name"] for n in ours_symbol["nodes"] if n["op"] == "null"}
     same_bin, moved = 0, []
     for layer, tensor in their_tensors.items():
         ours = np.array(ours_ranges[layer], dtype=np.float32)
@@ -278,7 +278,7 @@ def test_entropy_ranges_are_mxnets_choice_on_quivers_values(calibrated, name, tm
         # MXNet's collector and threshold choice on Quiver's values: Quiver's range, bit for bit.
         assert np.array_equal(mxnet[f"values:range:{tensor}"], ours), (layer, ours, mxnet[f"values:range:{tensor}"])
         assert _moves_at_most_one_bin(mxnet[f"values:hist:{tensor}"], mxnet[f"mxnet:hist:{tensor}"]), layer
-        if ours_tensors[layer] in [n["name"] for n in ours_symbol["nodes"] if n["op"] == "null"]:
+        if ours_tensors[layer] in inputs:
             assert np.array_equal(ours, mxnet[f"mxnet:range:{tensor}"]), layer  # the same values
         mine, theirs = float(ours[1]), float(mxnet[f"mxnet:range:{tensor}"][1])
         if abs(mine - theirs) <= 1e-5 * theirs + 1e-6:

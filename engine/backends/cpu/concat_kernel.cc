@@ -11,6 +11,7 @@
 
 #include "backends/cpu/dnnl_kernel.h"
 #include "backends/cpu/int8_support.h"
+#include "ops/concat.h"
 
 namespace qv::cpu {
 namespace {
@@ -78,9 +79,7 @@ KernelBuild BuildInt8Concat(const KernelRequest& req, int dim) {
 }
 
 KernelBuild BuildConcat(const KernelRequest& req) {
-  const int ndim = static_cast<int>(req.outputs[0].shape.size());
-  int dim = static_cast<int>(req.attrs.GetInt("dim", 1));
-  if (dim < 0) dim += ndim;
+  const int dim = ConcatAxis(req.attrs, req.outputs[0].shape);
   if (AllFixedInt8(req.inputs)) return BuildInt8Concat(req, dim);
   KernelBuild build;
   std::vector<Desc> srcs;

@@ -1,6 +1,5 @@
-// transpose, slice, slice_axis and slice_like as one strided gather over row-major data: output element i reads
-// the input at offset + sum_d coord_d(i) * stride_d, where a stride may be negative (a reversed slice)
-// or permuted (a transpose).
+// transpose, slice, slice_axis and slice_like as one strided gather over row-major data
+// (ops/shape_ops.h's StridedRead).
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -38,46 +37,19 @@ class GatherKernel : public Kernel {
   int64_t offset_;
 };
 
-std::vector<int64_t> RowMajorStrides(const Shape& s) {
-  std::vector<int64_t> strides(s.size(), 1);
-  for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * s[d + 1];
-  return strides;
-}
-
-KernelBuild Finish(const Shape& in, const Shape& out, std::vector<int64_t> strides, int64_t offset) {
+KernelBuild BuildGather(const KernelRequest& req) {
+  std::vector<Shape> shapes;
+  for (const auto& in : req.inputs) shapes.push_back(in.type.shape);
+  StridedRead read = ResolveStridedRead(req.attrs, shapes);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(in)};
-  build.output_descs = {PlainDesc(out)};
-  build.kernel = std::make_unique<GatherKernel>(out, std::move(strides), offset);
+  build.runtime_inputs = {0};  // slice_like reads only the shape of its second input
+  build.input_descs = {PlainDesc(shapes[0])};
+  build.output_descs = {PlainDesc(read.out)};
+  build.kernel = std::make_unique<GatherKernel>(read.out, std::move(read.strides), read.offset);
   return build;
 }
 
-KernelBuild BuildTranspose(const KernelRequest& req) {
-  const Shape& in = req.inputs[0].type.shape;
-  const std::vector<int64_t> in_strides = RowMajorStrides(in);
-  std::vector<int64_t> strides;
-  for (int64_t a : TransposeAxes(req.attrs, in.size())) strides.push_back(in_strides[a]);
-  return Finish(in, req.outputs[0].shape, std::move(strides), 0);
-}
-
-KernelBuild BuildSlice(const KernelRequest& req) {
-  const Shape& in = req.inputs[0].type.shape;
-  // slice_like reads only the shape of its second input.
-  const SliceWindow w = req.attrs.op() == "slice_like" ? ResolveSliceLike(req.attrs, in, req.inputs[1].type.shape)
-                                                      : ResolveSlice(req.attrs, in);
-  const std::vector<int64_t> in_strides = RowMajorStrides(in);
-  std::vector<int64_t> strides;
-  int64_t offset = 0;
-  for (size_t d = 0; d < in.size(); ++d) {
-    offset += w.begin[d] * in_strides[d];
-    strides.push_back(w.step[d] * in_strides[d]);
-  }
-  return Finish(in, w.out, std::move(strides), offset);
-}
-
-const CpuKernelRegistrar kTranspose({"transpose"}, BuildTranspose);
-const CpuKernelRegistrar kSlice({"slice", "slice_axis", "slice_like"}, BuildSlice);
+const CpuKernelRegistrar kRegister({"transpose", "slice", "slice_axis", "slice_like"}, BuildGather);
 
 }  // namespace
 }  // namespace qv::cpu

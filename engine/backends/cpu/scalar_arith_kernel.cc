@@ -9,15 +9,11 @@ namespace {
 
 KernelBuild BuildScalarArith(const KernelRequest& req) {
   const ScalarArith s = ScalarArith::Parse(req.attrs);
-  const auto linear = dnnl::algorithm::eltwise_linear;
+  float alpha = 0.f, beta = 0.f;
+  if (s.AsLinear(&alpha, &beta)) return BuildEltwise(req, dnnl::algorithm::eltwise_linear, alpha, beta);
   const float c = s.scalar;
   auto loop = [&](auto f) { return BuildElementwiseLoop(req, f, /*keeps_zero=*/false); };
   switch (s.kind) {
-    case ScalarArith::kPlus: return BuildEltwise(req, linear, 1.f, c);
-    case ScalarArith::kMinus: return BuildEltwise(req, linear, 1.f, -c);
-    case ScalarArith::kRMinus: return BuildEltwise(req, linear, -1.f, c);
-    case ScalarArith::kMul: return BuildEltwise(req, linear, c, 0.f);
-    case ScalarArith::kDiv: return BuildEltwise(req, linear, 1.f / c, 0.f);
     case ScalarArith::kRDiv: return loop([=](float x) { return c / x; });
     case ScalarArith::kGreater: return loop([=](float x) { return x > c ? 1.f : 0.f; });
     case ScalarArith::kGreaterEqual: return loop([=](float x) { return x >= c ? 1.f : 0.f; });
@@ -25,6 +21,7 @@ KernelBuild BuildScalarArith(const KernelRequest& req) {
     case ScalarArith::kLesserEqual: return loop([=](float x) { return x <= c ? 1.f : 0.f; });
     case ScalarArith::kEqual: return loop([=](float x) { return x == c ? 1.f : 0.f; });
     case ScalarArith::kNotEqual: return loop([=](float x) { return x != c ? 1.f : 0.f; });
+    default: break;  // the linear kinds, above
   }
   throw Error(Status::kInternal, req.attrs.Where() + "unknown scalar operator");
 }

@@ -1,7 +1,6 @@
 // Stand-alone BatchNorm (one the graph passes could not fold into a convolution), with an optional
 // fused ReLU. The moving statistics are folded on the host, once per node, into a per-channel scale
 // and shift (s = gamma / sqrt(var + eps), t = beta - mean * s), uploaded once; a run is one affine pass.
-#include <cmath>
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
@@ -46,7 +45,7 @@ KernelBuild BuildBatchNorm(const KernelRequest& req, DeviceConstantStore& consta
     const float* var = req.inputs[4].constant->plain().data_as<float>();
     std::vector<float> scale_shift(2 * static_cast<size_t>(channels));
     for (int64_t c = 0; c < channels; ++c) {
-      const double s = (p.fix_gamma ? 1.0 : gamma[c]) / std::sqrt(static_cast<double>(var[c]) + p.eps);
+      const double s = p.ChannelScale(gamma[c], var[c]);
       scale_shift[c] = static_cast<float>(s);
       scale_shift[channels + c] = static_cast<float>(beta[c] - mean[c] * s);
     }

@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
+#include "ops/concat.h"
 
 namespace qv::cuda {
 namespace {
@@ -33,8 +34,7 @@ class ConcatKernel : public CudaKernel {
 KernelBuild BuildConcat(const KernelRequest& req, DeviceConstantStore&) {
   const Shape& out = req.outputs[0].shape;
   const int ndim = static_cast<int>(out.size());
-  int dim = static_cast<int>(req.attrs.GetInt("dim", 1));
-  if (dim < 0) dim += ndim;
+  const int dim = ConcatAxis(req.attrs, out);
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < dim; ++d) outer *= out[d];
   for (int d = dim + 1; d < ndim; ++d) inner *= out[d];

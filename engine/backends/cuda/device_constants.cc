@@ -15,8 +15,6 @@ std::shared_ptr<const void> UploadBytes(const void* host, size_t bytes, const De
   return std::shared_ptr<const void>(storage, storage->data());
 }
 
-size_t BytesOf(const TensorType& type) { return static_cast<size_t>(ElementCount(type.shape)) * DTypeSize(type.dtype); }
-
 }  // namespace
 
 std::shared_ptr<const void> DeviceConstantStore::Get(const ConstantPtr& param, const Device& device) {
@@ -29,7 +27,7 @@ std::shared_ptr<const void> DeviceConstantStore::Get(const ConstantPtr& param, c
   }
   for (const Upload& u : uploads_)
     if (u.source == param->data() && u.device == device.id) return u.data;
-  uploads_.push_back({param->data(), device.id, UploadBytes(param->data(), BytesOf(param->type()), device)});
+  uploads_.push_back({param->data(), device.id, UploadBytes(param->data(), RowMajorBytes(param->type()), device)});
   return uploads_.back().data;
 }
 

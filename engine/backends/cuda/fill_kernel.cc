@@ -5,6 +5,7 @@
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_constants.h"
+#include "backends/cuda/row_major_layout.h"
 #include "ops/fill.h"
 
 namespace qv::cuda {
@@ -28,7 +29,7 @@ KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
   const Shape& out = req.outputs[0].shape;
   // Keyed by shape too: plans for other input shapes need other values.
   auto values = constants.GetDerived(req.attrs.node() + "/values" + ShapeToString(out), req.device, make);
-  const size_t bytes = static_cast<size_t>(ElementCount(out)) * sizeof(float);
+  const size_t bytes = RowMajorBytes(req.outputs[0]);
   return RowMajorBuild(req, {}, std::make_unique<ConstantOutputKernel>(std::move(values), bytes));
 }
 

@@ -21,8 +21,10 @@ class RowMajor : public Layout {
 
 }  // namespace
 
-LayoutPtr RowMajorLayout(const TensorType& type) {
-  return std::make_shared<RowMajor>(static_cast<size_t>(ElementCount(type.shape)) * DTypeSize(type.dtype));
+LayoutPtr RowMajorLayout(const TensorType& type) { return std::make_shared<RowMajor>(RowMajorBytes(type)); }
+
+size_t RowMajorBytes(const TensorType& type) {
+  return static_cast<size_t>(ElementCount(type.shape)) * DTypeSize(type.dtype);
 }
 
 }  // namespace qv::cuda

@@ -8,5 +8,7 @@
 namespace qv::cuda {
 
 LayoutPtr RowMajorLayout(const TensorType& type);
+// The bytes a tensor of `type` takes in it.
+size_t RowMajorBytes(const TensorType& type);
 
 }  // namespace qv::cuda

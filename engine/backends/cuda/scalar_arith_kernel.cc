@@ -9,13 +9,10 @@ namespace {
 KernelBuild BuildScalarArith(const KernelRequest& req, DeviceConstantStore&) {
   using launch::UnaryFn;
   const ScalarArith s = ScalarArith::Parse(req.attrs);
+  float alpha = 0.f, beta = 0.f;
+  if (s.AsLinear(&alpha, &beta)) return BuildUnary(req, UnaryFn::kLinear, alpha, beta);
   const float c = s.scalar;
   switch (s.kind) {
-    case ScalarArith::kPlus: return BuildUnary(req, UnaryFn::kLinear, 1.f, c);
-    case ScalarArith::kMinus: return BuildUnary(req, UnaryFn::kLinear, 1.f, -c);
-    case ScalarArith::kRMinus: return BuildUnary(req, UnaryFn::kLinear, -1.f, c);
-    case ScalarArith::kMul: return BuildUnary(req, UnaryFn::kLinear, c, 0.f);
-    case ScalarArith::kDiv: return BuildUnary(req, UnaryFn::kLinear, 1.f / c, 0.f);  // as the CPU computes it
     case ScalarArith::kRDiv: return BuildUnary(req, UnaryFn::kReciprocal, c);
     case ScalarArith::kGreater: return BuildUnary(req, UnaryFn::kGreater, c);
     case ScalarArith::kGreaterEqual: return BuildUnary(req, UnaryFn::kGreaterEqual, c);
@@ -23,6 +20,7 @@ KernelBuild BuildScalarArith(const KernelRequest& req, DeviceConstantStore&) {
     case ScalarArith::kLesserEqual: return BuildUnary(req, UnaryFn::kLesserEqual, c);
     case ScalarArith::kEqual: return BuildUnary(req, UnaryFn::kEqual, c);
     case ScalarArith::kNotEqual: return BuildUnary(req, UnaryFn::kNotEqual, c);
+    default: break;  // the linear kinds, above
   }
   throw Error(Status::kInternal, req.attrs.Where() + "unknown scalar operator");
 }
