@@ -16,10 +16,10 @@ class BatchNormKernel : public CudaKernel {
  public:
   BatchNormKernel(std::shared_ptr<const void> scale_shift, int64_t n, int64_t channels, int64_t inner, bool relu)
       : scale_shift_(std::move(scale_shift)), n_(n), channels_(channels), inner_(inner), relu_(relu) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     const float* scale = static_cast<const float*>(scale_shift_.get());
     launch::ChannelAffine(static_cast<const float*>(args.inputs[0]), scale, scale + channels_,
-                          static_cast<float*>(args.outputs[0]), n_, channels_, inner_, relu_, stream);
+                          static_cast<float*>(args.outputs[0]), n_, channels_, inner_, relu_, on.stream);
     CheckLaunch("the batch normalisation kernel");
   }
 

@@ -14,12 +14,12 @@ class ConcatKernel : public CudaKernel {
   ConcatKernel(int64_t outer, std::vector<size_t> row_bytes, size_t out_row_bytes)
       : outer_(outer), row_bytes_(std::move(row_bytes)), out_row_bytes_(out_row_bytes) {}
 
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     char* out = static_cast<char*>(args.outputs[0]);
     size_t column = 0;
     for (size_t i = 0; i < row_bytes_.size(); ++i) {
       CheckCuda(cudaMemcpy2DAsync(out + column, out_row_bytes_, args.inputs[i], row_bytes_[i], row_bytes_[i],
-                                  static_cast<size_t>(outer_), cudaMemcpyDeviceToDevice, stream),
+                                  static_cast<size_t>(outer_), cudaMemcpyDeviceToDevice, on.stream),
                 "concatenating input " + std::to_string(i));
       column += row_bytes_[i];
     }

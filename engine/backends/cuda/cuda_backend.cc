@@ -29,10 +29,10 @@ class DeviceConstantInputs : public CudaKernel {
  public:
   DeviceConstantInputs(std::unique_ptr<CudaKernel> inner, std::vector<std::pair<size_t, std::shared_ptr<const void>>> swaps)
       : inner_(std::move(inner)), swaps_(std::move(swaps)) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     ExecArgs swapped = args;
     for (const auto& [index, data] : swaps_) swapped.inputs[index] = const_cast<void*>(data.get());
-    inner_->Enqueue(swapped, stream);
+    inner_->Enqueue(swapped, on);
   }
 
  private:

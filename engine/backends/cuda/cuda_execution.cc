@@ -30,7 +30,7 @@ void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::st
   Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
   CurrentDevice current(device_.id);
   try {
-    cuda_kernel->Enqueue(args, stream_.get());
+    cuda_kernel->Enqueue(args, stream_.context());
   } catch (const Error& e) {
     throw Error(e.status(), "node '" + node + "' on " + device_.ToString() + ": " + e.what());
   }

@@ -12,14 +12,16 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/stream_pool.h"
 
 namespace qv::cuda {
 
 class CudaKernel : public Kernel {
  public:
-  // Enqueues the work on `stream`, whose device is current on the calling thread. Thread-safe: any
-  // number of invocations enqueue the same kernel on their own streams. Throws Error on failure.
-  virtual void Enqueue(const ExecArgs& args, cudaStream_t stream) const = 0;
+  // Enqueues the work on `on.stream`, whose device is current on the calling thread (with its cuDNN
+  // handle and workspace). Thread-safe: any number of invocations enqueue the same kernel on their own
+  // streams. Throws Error on failure.
+  virtual void Enqueue(const ExecArgs& args, const StreamContext& on) const = 0;
   // Only an execution of this backend may run a CUDA kernel: it has no synchronous form.
   void Execute(const ExecArgs& args) const final;
 };

@@ -8,10 +8,10 @@ namespace {
 class DeviceCopyKernel : public CudaKernel {
  public:
   explicit DeviceCopyKernel(size_t bytes) : bytes_(bytes) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     if (args.outputs[0] == args.inputs[0] || bytes_ == 0) return;
     // cudaMemcpyDefault: the source may also be a parameter still in host memory.
-    CheckCuda(cudaMemcpyAsync(args.outputs[0], args.inputs[0], bytes_, cudaMemcpyDefault, stream), "copying a tensor");
+    CheckCuda(cudaMemcpyAsync(args.outputs[0], args.inputs[0], bytes_, cudaMemcpyDefault, on.stream), "copying a tensor");
   }
 
  private:

@@ -78,7 +78,7 @@ DeviceResources::DeviceResources(int id)
                 CurrentDevice current(id);
                 cudaFree(p);
               }}),
-      streams(id) {}
+      streams(id, memory) {}
 
 // Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
 // runtime's own teardown at exit.

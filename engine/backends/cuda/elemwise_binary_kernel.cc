@@ -10,9 +10,9 @@ namespace {
 class BinaryKernel : public CudaKernel {
  public:
   BinaryKernel(launch::BinaryFn fn, const launch::BroadcastGeometry& g, int64_t n) : fn_(fn), g_(g), n_(n) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     launch::Binary(fn_, g_, static_cast<const float*>(args.inputs[0]), static_cast<const float*>(args.inputs[1]),
-                   static_cast<float*>(args.outputs[0]), n_, stream);
+                   static_cast<float*>(args.outputs[0]), n_, on.stream);
     CheckLaunch("a binary element-wise kernel");
   }
 

@@ -14,8 +14,8 @@ namespace {
 class ConstantOutputKernel : public CudaKernel {
  public:
   ConstantOutputKernel(std::shared_ptr<const void> values, size_t bytes) : values_(std::move(values)), bytes_(bytes) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
-    CheckCuda(cudaMemcpyAsync(args.outputs[0], values_.get(), bytes_, cudaMemcpyDeviceToDevice, stream),
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    CheckCuda(cudaMemcpyAsync(args.outputs[0], values_.get(), bytes_, cudaMemcpyDeviceToDevice, on.stream),
               "writing constant values");
   }
 

@@ -74,10 +74,10 @@ class FullyConnectedKernel : public CudaKernel {
     algo_ = result.algo;
   }
 
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     const float alpha = 1.f, beta = 0.f;
     CheckCublas(cublasLtMatmul(handle_, desc_.get(), &alpha, weight_.get(), a_.get(), args.inputs[0], b_.get(), &beta,
-                               args.outputs[0], d_.get(), args.outputs[0], d_.get(), &algo_, nullptr, 0, stream),
+                               args.outputs[0], d_.get(), args.outputs[0], d_.get(), &algo_, nullptr, 0, on.stream),
                 "cublasLtMatmul");
   }
 

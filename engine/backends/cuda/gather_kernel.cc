@@ -11,8 +11,8 @@ namespace {
 class GatherKernel : public CudaKernel {
  public:
   GatherKernel(const launch::GatherGeometry& g, int64_t n) : g_(g), n_(n) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
-    launch::Gather(g_, static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), n_, stream);
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    launch::Gather(g_, static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), n_, on.stream);
     CheckLaunch("a gather kernel");
   }
 

@@ -11,8 +11,8 @@ namespace {
 class PoolingKernel : public CudaKernel {
  public:
   explicit PoolingKernel(const launch::PoolGeometry& g) : g_(g) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
-    launch::Pool(g_, static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), stream);
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    launch::Pool(g_, static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), on.stream);
     CheckLaunch("the pooling kernel");
   }
 

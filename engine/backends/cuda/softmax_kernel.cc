@@ -9,9 +9,9 @@ namespace {
 class SoftmaxKernel : public CudaKernel {
  public:
   explicit SoftmaxKernel(const SoftmaxGeometry& g) : g_(g) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     launch::Softmax(static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), g_.outer, g_.axis,
-                    g_.inner, static_cast<float>(1.0 / g_.temperature), stream);
+                    g_.inner, static_cast<float>(1.0 / g_.temperature), on.stream);
     CheckLaunch("the softmax kernel");
   }
 

@@ -6,9 +6,9 @@ namespace {
 class UnaryKernel : public CudaKernel {
  public:
   UnaryKernel(launch::UnaryFn fn, float a, float b, int64_t n) : fn_(fn), a_(a), b_(b), n_(n) {}
-  void Enqueue(const ExecArgs& args, cudaStream_t stream) const override {
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     launch::Unary(fn_, a_, b_, static_cast<const float*>(args.inputs[0]), static_cast<float*>(args.outputs[0]), n_,
-                  stream);
+                  on.stream);
     CheckLaunch("an element-wise kernel");
   }
 
