@@ -66,9 +66,9 @@ Array::~Array() {
   if (h_) QvNDArrayFree(h_);
 }
 
-Array Array::FromTensor(const Tensor& t, int device_type) {
+Array Array::FromTensor(const Tensor& t, int device_type, int device_id) {
   QvNDArrayHandle h = nullptr;
-  Check(QvNDArrayCreate(t.shape.data(), static_cast<uint32_t>(t.shape.size()), device_type, 0, QV_FLOAT32, &h),
+  Check(QvNDArrayCreate(t.shape.data(), static_cast<uint32_t>(t.shape.size()), device_type, device_id, QV_FLOAT32, &h),
         "QvNDArrayCreate");
   Array a(h);
   Check(QvNDArraySyncCopyFromCPU(h, t.data.data(), t.data.size() * sizeof(float)), "QvNDArraySyncCopyFromCPU");
@@ -135,11 +135,11 @@ std::vector<std::string> CompiledGraph::OutputNames() const {
   return std::vector<std::string>(names, names + n);
 }
 
-std::vector<Tensor> CompiledGraph::Run(const std::vector<Tensor>& inputs, int device_type) const {
+std::vector<Tensor> CompiledGraph::Run(const std::vector<Tensor>& inputs, int device_type, int device_id) const {
   std::vector<Array> in_arrays;
   std::vector<QvNDArrayHandle> in_handles;
   for (const Tensor& t : inputs) {
-    in_arrays.push_back(Array::FromTensor(t, device_type));
+    in_arrays.push_back(Array::FromTensor(t, device_type, device_id));
     in_handles.push_back(in_arrays.back().get());
   }
   uint32_t num_outputs = 0;

@@ -73,8 +73,8 @@ class Array {
   ~Array();
   QvNDArrayHandle get() const { return h_; }
 
-  // A new float32 array holding t's values, on the CPU or (device_type QV_GPU) on gpu(0).
-  static Array FromTensor(const qv_ref::Tensor& t, int device_type = QV_CPU);
+  // A new float32 array holding t's values, on the CPU or (device_type QV_GPU) on gpu(device_id).
+  static Array FromTensor(const qv_ref::Tensor& t, int device_type = QV_CPU, int device_id = 0);
   // Waits for the array and copies it out.
   qv_ref::Tensor ToTensor() const;
 
@@ -94,9 +94,10 @@ class CompiledGraph {
 
   std::vector<std::string> InputNames() const;
   std::vector<std::string> OutputNames() const;
-  // Invokes once with these data inputs (in InputNames() order, made on `device_type`: the op's
-  // device) and returns every output.
-  std::vector<qv_ref::Tensor> Run(const std::vector<qv_ref::Tensor>& inputs, int device_type = QV_CPU) const;
+  // Invokes once with these data inputs (in InputNames() order, made on device `device_type`,
+  // `device_id`: the op's device) and returns every output.
+  std::vector<qv_ref::Tensor> Run(const std::vector<qv_ref::Tensor>& inputs, int device_type = QV_CPU,
+                                  int device_id = 0) const;
 
  private:
   QvSymbolHandle sym_ = nullptr;

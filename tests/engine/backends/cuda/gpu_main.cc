@@ -1,5 +1,6 @@
-// The GPU suite's entry point: on a machine without a usable GPU it says so and exits 77, which CTest
-// reports as "not run" (skipped), never as passed.
+// The GPU suites' entry point: on a machine with fewer usable GPUs than the suite needs
+// (QUIVER_MIN_GPUS, one unless the build says otherwise) it says so and exits 77, which CTest reports as
+// "not run" (skipped), never as passed.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -7,11 +8,19 @@
 
 #include <cstdio>
 
+#ifndef QUIVER_MIN_GPUS
+#define QUIVER_MIN_GPUS 1
+#endif
+
 int main(int argc, char* argv[]) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
     std::printf("not run: no GPU (%s)\n", status != cudaSuccess ? cudaGetErrorString(status) : "0 CUDA devices");
+    return 77;
+  }
+  if (count < QUIVER_MIN_GPUS) {
+    std::printf("not run: needs %d GPUs, this machine has %d\n", QUIVER_MIN_GPUS, count);
     return 77;
   }
   return Catch::Session().run(argc, argv);
