@@ -2,6 +2,7 @@
 // tensors on the device, kernels from cuBLASLt and the backend's own CUDA code (kernel_registry.cc
 // lists them), parameters uploaded once per device, and each invocation's steps on one stream.
 #include "backends/backend.h"
+#include "backends/cuda/convolution_kernel.h"
 #include "backends/cuda/cuda_execution.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/cuda_memory.h"
@@ -13,14 +14,16 @@
 namespace qv::cuda {
 namespace {
 
-// cuBLASLt's epilogue applies a ReLU after FullyConnected's bias; the BatchNorm kernel ends with one.
+// cuBLASLt's epilogue applies a ReLU after FullyConnected's bias; the BatchNorm kernel ends with one;
+// a cuDNN convolution adds a residual, then applies a ReLU or a clip from 0 (convolution_kernel.h).
 class CudaFusionRules : public FusionRules {
  public:
   bool FusesPostOp(const Node& producer, const PostOp& post) const override {
+    if (producer.op == "Convolution") return ConvolutionFusesPostOp(producer, post);
     return (producer.op == "FullyConnected" || producer.op == "BatchNorm") && producer.post_ops.empty() &&
            post.kind == PostOp::kRelu;
   }
-  bool FusesSum(const Node&) const override { return false; }
+  bool FusesSum(const Node& producer) const override { return ConvolutionFusesSum(producer); }
 };
 
 // A kernel some of whose runtime inputs are parameters still in host memory (a binary operator with

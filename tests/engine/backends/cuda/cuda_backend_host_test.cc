@@ -41,7 +41,7 @@ void BuildOnGpu(const std::string& op, const std::map<std::string, std::string>&
 TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[cuda]") {
   const Backend& backend = FindBackend(kGpu0);
   const std::vector<std::string> expected = {
-      "Activation", "BatchNorm", "Concat", "Flatten", "FullyConnected", "LeakyReLU", "Pooling", "Reshape",
+      "Activation", "BatchNorm", "Concat", "Convolution", "Flatten", "FullyConnected", "LeakyReLU", "Pooling", "Reshape",
       "SoftmaxActivation", "SoftmaxOutput", "_arange", "_div_scalar", "_equal_scalar", "_greater_equal_scalar",
       "_greater_scalar", "_lesser_equal_scalar", "_lesser_scalar", "_minus_scalar", "_mul_scalar",
       "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar", "_rminus_scalar", "broadcast_add", "broadcast_div",
@@ -51,14 +51,14 @@ TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[
   CHECK(backend.SupportedOps() == expected);
   for (const std::string& op : expected) CHECK(backend.Supports(op));
   // Operators of the CPU backend that have no CUDA kernel yet.
-  for (const char* op : {"Convolution", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "where",
+  for (const char* op : {"L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "where",
                          "amp_cast", "amp_multicast"}) {
     INFO(op);
     CHECK_FALSE(backend.Supports(op));
   }
 }
 
-TEST_CASE("The CUDA backend fuses a ReLU into FullyConnected and BatchNorm only", "[cuda]") {
+TEST_CASE("The CUDA backend fuses a ReLU into FullyConnected and BatchNorm", "[cuda]") {
   const FusionRules& rules = FindBackend(kGpu0).fusions();
   Node fc, bn, pooling;
   fc.op = "FullyConnected";
@@ -95,9 +95,10 @@ TEST_CASE("CUDA kernels are refused before device work, naming the node and the 
     return {Status::kOk, ""};
   };
 
-  auto [status, message] = refusal([&] { BuildOnGpu("Convolution", {}, {x}, {x}); });
+  // An operator no backend has (every real one may gain a CUDA kernel).
+  auto [status, message] = refusal([&] { BuildOnGpu("NoSuchOperator", {}, {x}, {x}); });
   CHECK(status == Status::kUnsupported);
-  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("has no kernel on gpu(0)"));
+  CHECK_THAT(message, Catch::Contains("node 'node0' (NoSuchOperator)") && Catch::Contains("has no kernel on gpu(0)"));
 
   const TensorType slopes{{8}, DType::kFloat32};
   std::tie(status, message) = refusal([&] { BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {x, slopes}, {x}); });
@@ -142,6 +143,72 @@ TEST_CASE("Without a GPU, a cached op on gpu(0) fails with QV_ERR_DEVICE and say
   try {
     const std::map<std::string, qv_ref::Tensor> params = {{"fc_weight", qv_test::Random({3, 4}, &rng)},
                                                           {"fc_bias", qv_test::Random({3}, &rng)}};
+    qv_test::CompiledGraph op(g.ToJson(), params, {{"device", "gpu(0)"}});
+    FAIL("a cached op was created on gpu(0) without a GPU");
+  } catch (const std::runtime_error& e) {
+    const std::string message = e.what();
+    CHECK_THAT(message, Catch::Contains("status " + std::to_string(QV_ERR_DEVICE)) && Catch::Contains("gpu(0)") &&
+                            Catch::Contains("no usable CUDA device"));
+  }
+}
+
+TEST_CASE("The CUDA backend fuses into Convolution a residual sum, then a ReLU or a clip from 0", "[cuda]") {
+  const FusionRules& rules = FindBackend(kGpu0).fusions();
+  const PostOp relu{PostOp::kRelu}, relu6{PostOp::kClip, 0.f, 6.f}, sum{PostOp::kSum};
+  Node conv;
+  conv.op = "Convolution";
+  CHECK(rules.FusesPostOp(conv, relu));
+  CHECK(rules.FusesPostOp(conv, relu6));
+  CHECK(rules.FusesSum(conv));
+  // cuDNN's fused activations are ReLU and clipped ReLU (from 0), one of them, after the sum.
+  CHECK_FALSE(rules.FusesPostOp(conv, PostOp{PostOp::kClip, -1.f, 1.f}));
+  CHECK_FALSE(rules.FusesPostOp(conv, PostOp{PostOp::kLeakyRelu, 0.1f}));
+  conv.post_ops = {sum};
+  CHECK(rules.FusesPostOp(conv, relu));
+  CHECK(rules.FusesPostOp(conv, relu6));
+  CHECK_FALSE(rules.FusesSum(conv));
+  conv.post_ops = {relu};
+  CHECK_FALSE(rules.FusesPostOp(conv, relu6));
+  CHECK_FALSE(rules.FusesSum(conv));
+  conv.post_ops = {sum, relu};
+  CHECK_FALSE(rules.FusesPostOp(conv, relu));
+}
+
+TEST_CASE("A CUDA convolution is refused before device work when cuDNN could not run it", "[cuda]") {
+  auto refusal = [](auto build) -> std::pair<Status, std::string> {
+    try {
+      build();
+    } catch (const Error& e) {
+      return {e.status(), e.what()};
+    }
+    return {Status::kOk, ""};
+  };
+  const TensorType x{{1, 4, 8, 8}, DType::kFloat32}, w{{6, 4, 3, 3}, DType::kFloat32}, y{{1, 6, 6, 6}, DType::kFloat32};
+  const std::map<std::string, std::string> attrs = {{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"no_bias", "True"}};
+  auto [status, message] = refusal([&] { BuildOnGpu("Convolution", attrs, {x, w}, {y}); });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("weight must be a parameter"));
+
+  std::tie(status, message) = refusal([&] {
+    BuildOnGpu("Convolution", {{"kernel", "(3,)"}, {"num_filter", "6"}}, {{{1, 4, 8}, DType::kFloat32}}, {y});
+  });
+  CHECK(status == Status::kUnsupported);
+  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("only 2-D convolution"));
+}
+
+TEST_CASE("Without a GPU, a convolutional model on gpu(0) fails with QV_ERR_DEVICE", "[cuda][no_gpu]") {
+  if (MachineHasGpu()) {
+    WARN("not run: this machine has a GPU (the GPU suite covers it)");
+    return;
+  }
+  qv_test::GraphBuilder g;
+  const int conv = g.Op("Convolution", "conv", {{"kernel", "(3, 3)"}, {"num_filter", "4"}, {"pad", "(1, 1)"}},
+                        {g.Variable("data"), g.Variable("conv_weight"), g.Variable("conv_bias")});
+  g.Output(g.Op("relu", "relu", {}, {conv}));
+  std::mt19937 rng(2);
+  try {
+    const std::map<std::string, qv_ref::Tensor> params = {{"conv_weight", qv_test::Random({4, 3, 3, 3}, &rng)},
+                                                          {"conv_bias", qv_test::Random({4}, &rng)}};
     qv_test::CompiledGraph op(g.ToJson(), params, {{"device", "gpu(0)"}});
     FAIL("a cached op was created on gpu(0) without a GPU");
   } catch (const std::runtime_error& e) {

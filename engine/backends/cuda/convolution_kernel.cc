@@ -1,0 +1,235 @@
+// Convolution on cuDNN: 2-D, NCHW, float32, grouped and depthwise too, with the post-ops the backend
+// fuses (convolution_kernel.h).
+//
+// Everything but the pointers is fixed when the plan is built: the descriptors, and the algorithm,
+// chosen once from cuDNN's heuristics (cudnnGetConvolutionForwardAlgorithm_v7). Only exact FP32
+// algorithms are taken: FMA math (no TF32), and GEMM-like ones (no Winograd or FFT, whose transforms
+// round differently), so results stay within FP32 rounding of the CPU's direct convolution. The
+// chosen algorithm's workspace (at most kMaxWorkspaceBytes) is reserved on the device's streams.
+//
+// A ReLU after a bias runs in one cudnnConvolutionBiasActivationForward, y = relu(conv(x) + z + b)
+// with z = y for a residual sum (the plan has put the residual in the output) and z weighted 0
+// otherwise. Every other combination is cudnnConvolutionForward, blending into the output's residual
+// (beta = 1) for a sum, then cudnnAddTensor for the bias and cudnnActivationForward in place for the
+// activation: cuDNN's fused call takes no activation but ReLU, and without one it needs
+// IMPLICIT_PRECOMP_GEMM, which the heuristics may not have picked. Should the fused call decline its
+// configuration, the sequence runs instead.
+#include "backends/cuda/convolution_kernel.h"
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_devices.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/cudnn_error.h"
+#include "backends/cuda/device_constants.h"
+#include "backends/cuda/device_resources.h"
+#include "common/error.h"
+#include "ops/convolution.h"
+
+namespace qv::cuda {
+namespace {
+
+constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
+
+bool IsFusedActivation(const PostOp& post) {
+  return post.kind == PostOp::kRelu || (post.kind == PostOp::kClip && post.alpha == 0.f && post.beta > 0.f);
+}
+
+// GEMM-like algorithms accumulate products as a direct convolution does.
+bool IsExact(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+
+// A convolution's cuDNN descriptors, destroyed with it.
+struct Descriptors {
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    for (cudnnTensorDescriptor_t t : {x, y, bias})
+      if (t != nullptr) cudnnDestroyTensorDescriptor(t);
+    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
+    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
+    if (act != nullptr) cudnnDestroyActivationDescriptor(act);
+  }
+
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnActivationDescriptor_t act = nullptr;
+};
+
+class ConvolutionKernel : public CudaKernel {
+ public:
+  ConvolutionKernel(const KernelRequest& req, DeviceConstantStore& constants, const ConvolutionParams& p)
+      : where_(req.attrs.Where()) {
+    for (const PostOp& post : p.post_ops) {
+      if (post.kind == PostOp::kSum && !sum_ && !activation_) {
+        sum_ = true;
+      } else if (IsFusedActivation(post) && !activation_) {
+        activation_ = true;
+        clip_ = post.kind == PostOp::kClip;
+        ceiling_ = post.beta;
+      } else {
+        throw Error(Status::kInternal, where_ + "a post-op the CUDA backend does not fuse reached Convolution");
+      }
+    }
+    const Shape& x = req.inputs[0].type.shape;
+    const Shape& w = req.inputs[1].type.shape;
+    const Shape& y = req.outputs[0].shape;
+    for (const Shape* s : {&x, &y})
+      Check(ElementCount(*s) <= INT_MAX, Status::kUnsupported,
+            where_ + "cuDNN's 4-D descriptors address fewer than 2^31 elements, got " + ShapeToString(*s));
+
+    weight_ = constants.Get(req.inputs[1].constant, req.device);
+    if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
+    fused_ = activation_ && !clip_ && bias_ != nullptr;
+
+    auto dim = [](int64_t d) { return static_cast<int>(d); };
+    Tensor4d(&d_.x, x, "the data's descriptor");
+    Tensor4d(&d_.y, y, "the output's descriptor");
+    CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
+    CheckCudnn(cudnnSetFilter4dDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dim(w[0]), dim(w[1]), dim(w[2]),
+                                          dim(w[3])),
+               where_ + "describing the weight " + ShapeToString(w));
+    CheckCudnn(cudnnCreateConvolutionDescriptor(&d_.conv), where_ + "creating the convolution's descriptor");
+    CheckCudnn(cudnnSetConvolution2dDescriptor(d_.conv, dim(p.pad[0]), dim(p.pad[1]), dim(p.stride[0]),
+                                               dim(p.stride[1]), dim(p.dilate[0]), dim(p.dilate[1]),
+                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+               where_ + "describing the convolution");
+    CheckCudnn(cudnnSetConvolutionGroupCount(d_.conv, dim(p.num_group)), where_ + "setting the group count");
+    CheckCudnn(cudnnSetConvolutionMathType(d_.conv, CUDNN_FMA_MATH), where_ + "asking for FP32 (FMA) math");
+    int dims[4] = {};
+    CheckCudnn(cudnnGetConvolution2dForwardOutputDim(d_.conv, d_.x, d_.w, &dims[0], &dims[1], &dims[2], &dims[3]),
+               where_ + "computing the output's shape");
+    Check(Shape(dims, dims + 4) == y, Status::kInternal,
+          where_ + "cuDNN computes an output of " + ShapeToString(Shape(dims, dims + 4)) + ", the operator " +
+              ShapeToString(y));
+    if (bias_) Tensor4d(&d_.bias, {1, y[1], 1, 1}, "the bias's descriptor");
+    if (activation_) {
+      CheckCudnn(cudnnCreateActivationDescriptor(&d_.act), where_ + "creating the activation's descriptor");
+      // The fused call accepts only CUDNN_NOT_PROPAGATE_NAN; the separate one does the same, to agree.
+      CheckCudnn(cudnnSetActivationDescriptor(d_.act, clip_ ? CUDNN_ACTIVATION_CLIPPED_RELU : CUDNN_ACTIVATION_RELU,
+                                              CUDNN_NOT_PROPAGATE_NAN, clip_ ? ceiling_ : 0.0),
+                 where_ + "describing the activation");
+    }
+
+    const CurrentDevice current(req.device.id);
+    StreamPool& streams = ResourcesOf(req.device.id).streams;
+    {
+      // The heuristics want a handle of the device; a pooled stream's serves.
+      const StreamPool::Lease lease(streams);
+      ChooseAlgorithm(lease.context().dnn, req.device);
+    }
+    streams.ReserveWorkspace(workspace_bytes_);
+  }
+
+  bool sum() const { return sum_; }
+
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    Check(on.workspace_bytes >= workspace_bytes_, Status::kInternal,
+          "the stream's workspace is smaller than the convolution reserved");
+    const float one = 1.f, zero = 0.f;
+    const float* residual = sum_ ? &one : &zero;
+    const void* x = args.inputs[0];
+    void* y = args.outputs[0];
+    if (fused_) {
+      const cudnnStatus_t status = cudnnConvolutionBiasActivationForward(
+          on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_, on.workspace, workspace_bytes_, residual, d_.y, y,
+          d_.bias, bias_.get(), d_.act, d_.y, y);
+      // A combination the fused call declines (before touching y) runs as the sequence below.
+      if (status / 1000 != CUDNN_STATUS_NOT_SUPPORTED / 1000) {
+        CheckCudnn(status, "cudnnConvolutionBiasActivationForward");
+        return;
+      }
+    }
+    CheckCudnn(cudnnConvolutionForward(on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_, on.workspace,
+                                       workspace_bytes_, residual, d_.y, y),
+               "cudnnConvolutionForward");
+    if (bias_)
+      CheckCudnn(cudnnAddTensor(on.dnn, &one, d_.bias, bias_.get(), &one, d_.y, y), "adding the bias (cudnnAddTensor)");
+    if (activation_)
+      CheckCudnn(cudnnActivationForward(on.dnn, d_.act, &one, d_.y, y, &zero, d_.y, y),
+                 "the fused activation (cudnnActivationForward)");
+  }
+
+ private:
+  void Tensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& what) {
+    CheckCudnn(cudnnCreateTensorDescriptor(desc), where_ + "creating " + what);
+    CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
+                                          static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])),
+               where_ + what + " " + ShapeToString(s));
+  }
+
+  // The first exact algorithm in the heuristics' order whose workspace fits.
+  void ChooseAlgorithm(cudnnHandle_t handle, const Device& device) {
+    int count = 0;
+    CheckCudnn(cudnnGetConvolutionForwardAlgorithmMaxCount(handle, &count), where_ + "counting cuDNN's algorithms");
+    std::vector<cudnnConvolutionFwdAlgoPerf_t> ranked(static_cast<size_t>(std::max(count, 1)));
+    int returned = 0;
+    CheckCudnn(cudnnGetConvolutionForwardAlgorithm_v7(handle, d_.x, d_.w, d_.conv, d_.y, count, &returned,
+                                                      ranked.data()),
+               where_ + "choosing a cuDNN algorithm");
+    for (int i = 0; i < returned; ++i) {
+      const cudnnConvolutionFwdAlgoPerf_t& r = ranked[static_cast<size_t>(i)];
+      if (r.status != CUDNN_STATUS_SUCCESS || !IsExact(r.algo) || r.mathType == CUDNN_TENSOR_OP_MATH ||
+          r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
+        continue;
+      size_t bytes = 0;
+      if (cudnnGetConvolutionForwardWorkspaceSize(handle, d_.x, d_.w, d_.conv, d_.y, r.algo, &bytes) !=
+              CUDNN_STATUS_SUCCESS ||
+          bytes > kMaxWorkspaceBytes)
+        continue;
+      algo_ = r.algo;
+      workspace_bytes_ = bytes;
+      return;
+    }
+    throw Error(Status::kUnsupported, where_ + "cuDNN offers no exact FP32 algorithm needing at most " +
+                                          std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace on " +
+                                          device.ToString());
+  }
+
+  const std::string where_;
+  bool sum_ = false, activation_ = false, clip_ = false;
+  double ceiling_ = 0;  // a clip's upper bound
+  bool fused_ = false;  // bias, residual and ReLU in one cudnnConvolutionBiasActivationForward
+  std::shared_ptr<const void> weight_, bias_;
+  Descriptors d_;
+  cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t workspace_bytes_ = 0;
+};
+
+KernelBuild BuildConvolution(const KernelRequest& req, DeviceConstantStore& constants) {
+  const auto p = ConvolutionParams::Parse(req.attrs);
+  Check(req.inputs[1].constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
+  Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
+  auto kernel = std::make_unique<ConvolutionKernel>(req, constants, p);
+  std::vector<int> runtime_inputs = {0};
+  if (kernel->sum()) runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
+  const bool sum = kernel->sum();
+  KernelBuild build = RowMajorBuild(req, std::move(runtime_inputs), std::move(kernel));
+  if (sum) build.accumulate_input = 1;
+  const Shape& w = req.inputs[1].type.shape;  // (filters, channels per group, kh, kw)
+  build.flops = 2.0 * static_cast<double>(ElementCount(req.outputs[0].shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+  return build;
+}
+
+const CudaKernelRegistrar kRegister({"Convolution"}, BuildConvolution);
+
+}  // namespace
+
+bool ConvolutionFusesPostOp(const Node& producer, const PostOp& post) {
+  if (producer.op != "Convolution" || !IsFusedActivation(post)) return false;
+  for (const PostOp& op : producer.post_ops)
+    if (op.kind != PostOp::kSum) return false;  // one activation at most
+  return true;
+}
+
+bool ConvolutionFusesSum(const Node& producer) { return producer.op == "Convolution" && producer.post_ops.empty(); }
+
+}  // namespace qv::cuda

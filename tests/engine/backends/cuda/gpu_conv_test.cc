@@ -1,0 +1,211 @@
+// The cuDNN convolution against the CPU backend's: the same graph compiled for cpu(0) and for gpu(0),
+// run on the same seeded random inputs, every output within qv_test::Compare's FP32 bound
+// (|gpu - cpu| <= 1e-5 * max(1, max |cpu|)). Covers the attributes (stride, padding, dilation, groups,
+// depthwise, 1x1, the 7x7 stem), the fused post-ops (ReLU after a bias and without one, clip from 0,
+// the residual sum, BatchNorm folded in) and the post-ops left to kernels of their own.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "quiver/c_api.h"
+#include "support/single_op.h"
+
+namespace {
+
+using qv_ref::Tensor;
+using qv_test::AttrMap;
+using qv_test::GraphBuilder;
+using Params = std::map<std::string, Tensor>;
+
+void ExpectGpuMatchesCpu(const GraphBuilder& g, const Params& params, const std::vector<Tensor>& inputs) {
+  const std::string json = g.ToJson();
+  const qv_test::CompiledGraph cpu(json, params);
+  const qv_test::CompiledGraph gpu(json, params, {{"device", "gpu(0)"}});
+  const std::vector<Tensor> want = cpu.Run(inputs);
+  const std::vector<Tensor> got = gpu.Run(inputs, QV_GPU);
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    const qv_test::Comparison c = qv_test::Compare(got[k], want[k]);
+    INFO("output " << k << ": " << c.Describe(got[k], want[k]));
+    CHECK(c.ok());
+  }
+}
+
+struct Conv {
+  int64_t filters;
+  int64_t kh, kw;
+  AttrMap extra;  // stride, pad, dilate, num_group, no_bias
+};
+
+// A Convolution node named `name` reading `in` (of `channels` channels), its parameters added to `params`.
+int AddConv(GraphBuilder& g, Params& params, std::mt19937& rng, const std::string& name, int in, int64_t channels,
+            const Conv& c) {
+  AttrMap attrs = c.extra;
+  attrs["kernel"] = qv_test::Tuple({c.kh, c.kw});
+  attrs["num_filter"] = std::to_string(c.filters);
+  const int64_t groups = attrs.count("num_group") ? std::stoll(attrs.at("num_group")) : 1;
+  const bool bias = attrs.count("no_bias") == 0 || attrs.at("no_bias") == "False";
+  std::vector<qv_test::Entry> ins = {in, g.Variable(name + "_weight")};
+  params[name + "_weight"] = qv_test::Random({c.filters, channels / groups, c.kh, c.kw}, &rng);
+  if (bias) {
+    ins.push_back(g.Variable(name + "_bias"));
+    params[name + "_bias"] = qv_test::Random({c.filters}, &rng);
+  }
+  return g.Op("Convolution", name, attrs, ins);
+}
+
+// A BatchNorm named `name` over `in`'s `channels` channels (folded into a convolution that feeds it).
+int AddBatchNorm(GraphBuilder& g, Params& params, std::mt19937& rng, const std::string& name, int in,
+                 int64_t channels) {
+  for (const char* p : {"_gamma", "_beta", "_moving_mean"}) params[name + p] = qv_test::Random({channels}, &rng);
+  params[name + "_moving_var"] = qv_test::Random({channels}, &rng, 0.5f, 1.5f);
+  return g.Op("BatchNorm", name, {{"eps", "0.001"}, {"fix_gamma", "False"}},
+              {in, g.Variable(name + "_gamma"), g.Variable(name + "_beta"), g.Variable(name + "_moving_mean"),
+               g.Variable(name + "_moving_var")});
+}
+
+TEST_CASE("GPU Convolution matches the CPU: bias or none, stride, padding, dilation, groups, depthwise, 1x1, 7x7",
+          "[gpu]") {
+  struct Case {
+    qv_ref::Shape data;
+    Conv conv;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 9, 10}, {8, 3, 3, {}}},
+      {{2, 3, 9, 10}, {8, 3, 3, {{"no_bias", "True"}}}},
+      {{1, 8, 16, 16}, {16, 3, 3, {{"stride", "(2, 2)"}, {"pad", "(1, 1)"}}}},
+      {{4, 8, 12, 12}, {8, 3, 3, {{"pad", "(2, 2)"}, {"dilate", "(2, 2)"}}}},
+      {{2, 8, 10, 10}, {12, 3, 3, {{"pad", "(1, 1)"}, {"num_group", "2"}}}},
+      {{2, 16, 10, 10}, {16, 3, 3, {{"pad", "(1, 1)"}, {"num_group", "16"}, {"no_bias", "True"}}}},
+      {{4, 16, 12, 12}, {16, 3, 3, {{"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_group", "16"}}}},
+      {{1, 32, 7, 7}, {64, 1, 1, {}}},
+      {{4, 32, 7, 7}, {64, 1, 1, {{"no_bias", "True"}}}},
+      {{1, 3, 224, 224}, {64, 7, 7, {{"stride", "(2, 2)"}, {"pad", "(3, 3)"}, {"no_bias", "True"}}}},
+      {{4, 3, 32, 32}, {16, 7, 7, {{"stride", "(2, 2)"}, {"pad", "(3, 3)"}}}},
+      {{2, 4, 11, 9}, {6, 3, 1, {{"stride", "(2, 1)"}, {"pad", "(1, 0)"}}}},
+      {{1, 4, 5, 5}, {3, 5, 5, {}}},
+  };
+  std::mt19937 rng(21);
+  for (const Case& c : cases) {
+    INFO("data " << qv_ref::ShapeToString(c.data) << ", kernel " << c.conv.kh << "x" << c.conv.kw << ", case "
+                 << (&c - cases.data()));
+    GraphBuilder g;
+    Params params;
+    g.Output(AddConv(g, params, rng, "conv", g.Variable("data"), c.data[1], c.conv));
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.data, &rng)});
+  }
+}
+
+TEST_CASE("GPU Convolution with fused activations matches the CPU: ReLU, relu6, and clips and leaky ReLU it leaves",
+          "[gpu]") {
+  struct Case {
+    std::string op;
+    AttrMap attrs;
+    bool bias;
+  };
+  const std::vector<Case> cases = {
+      {"relu", {}, true},
+      {"relu", {}, false},
+      {"Activation", {{"act_type", "relu"}}, true},
+      {"clip", {{"a_min", "0"}, {"a_max", "6"}}, true},
+      {"clip", {{"a_min", "0"}, {"a_max", "6"}}, false},
+      {"clip", {{"a_min", "-1"}, {"a_max", "2"}}, true},
+      {"LeakyReLU", {{"act_type", "leaky"}, {"slope", "0.1"}}, true},
+  };
+  std::mt19937 rng(22);
+  for (const Case& c : cases) {
+    INFO(c.op << ", bias " << c.bias << ", case " << (&c - cases.data()));
+    GraphBuilder g;
+    Params params;
+    AttrMap extra = {{"pad", "(1, 1)"}};
+    if (!c.bias) extra["no_bias"] = "True";
+    const int conv = AddConv(g, params, rng, "conv", g.Variable("data"), 8, {16, 3, 3, extra});
+    // Activations then stacked: a second one on a convolution is left to its own kernel.
+    const int act = g.Op(c.op, "act", c.attrs, {conv});
+    g.Output(g.Op("relu", "act2", {}, {act}));
+    // Inputs in [-3, 3): outputs reach past 6, so the clips bite.
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random({2, 8, 9, 9}, &rng, -3.f, 3.f)});
+  }
+}
+
+TEST_CASE("GPU Convolution + BatchNorm (folded) + ReLU matches the CPU, at batch 1 and 4", "[gpu]") {
+  std::mt19937 rng(23);
+  for (int64_t batch : {1, 4})
+    for (bool bias : {false, true}) {
+      INFO("batch " << batch << ", conv bias " << bias);
+      GraphBuilder g;
+      Params params;
+      AttrMap extra = {{"stride", "(2, 2)"}, {"pad", "(1, 1)"}};
+      if (!bias) extra["no_bias"] = "True";
+      const int conv = AddConv(g, params, rng, "conv", g.Variable("data"), 16, {32, 3, 3, extra});
+      const int bn = AddBatchNorm(g, params, rng, "bn", conv, 32);
+      g.Output(g.Op("Activation", "relu", {{"act_type", "relu"}}, {bn}));
+      ExpectGpuMatchesCpu(g, params, {qv_test::Random({batch, 16, 14, 14}, &rng)});
+    }
+}
+
+// ResNet's blocks: conv-BN-ReLU, conv-BN, the shortcut added, then ReLU; the identity shortcut is the
+// block's input, the projection shortcut a strided 1x1 convolution's output.
+TEST_CASE("GPU residual blocks (conv + BN + add + ReLU) match the CPU", "[gpu]") {
+  std::mt19937 rng(24);
+  for (bool projection : {false, true})
+    for (int64_t batch : {1, 4}) {
+      INFO("projection " << projection << ", batch " << batch);
+      GraphBuilder g;
+      Params params;
+      const int data = g.Variable("data");
+      const int64_t in_channels = 16, channels = projection ? 32 : 16;
+      const AttrMap first = projection ? AttrMap{{"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"no_bias", "True"}}
+                                       : AttrMap{{"pad", "(1, 1)"}, {"no_bias", "True"}};
+      int x = AddConv(g, params, rng, "conv1", data, in_channels, {channels, 3, 3, first});
+      x = g.Op("relu", "relu1", {}, {AddBatchNorm(g, params, rng, "bn1", x, channels)});
+      x = AddConv(g, params, rng, "conv2", x, channels, {channels, 3, 3, {{"pad", "(1, 1)"}, {"no_bias", "True"}}});
+      x = AddBatchNorm(g, params, rng, "bn2", x, channels);
+      int shortcut = data;
+      if (projection) {
+        shortcut = AddConv(g, params, rng, "sc", data, in_channels,
+                           {channels, 1, 1, {{"stride", "(2, 2)"}, {"no_bias", "True"}}});
+        shortcut = AddBatchNorm(g, params, rng, "sc_bn", shortcut, channels);
+      }
+      const int sum = g.Op("elemwise_add", "add", {}, {x, shortcut});
+      g.Output(g.Op("Activation", "relu2", {{"act_type", "relu"}}, {sum}));
+      ExpectGpuMatchesCpu(g, params, {qv_test::Random({batch, in_channels, 12, 12}, &rng)});
+    }
+}
+
+TEST_CASE("GPU residual sums without an activation, and after one, match the CPU", "[gpu]") {
+  std::mt19937 rng(25);
+  for (bool relu_first : {false, true})
+    for (bool bias : {false, true}) {
+      INFO("relu before the add " << relu_first << ", bias " << bias);
+      GraphBuilder g;
+      Params params;
+      const int data = g.Variable("data"), other = g.Variable("other");
+      AttrMap extra = {{"pad", "(1, 1)"}};
+      if (!bias) extra["no_bias"] = "True";
+      int x = AddConv(g, params, rng, "conv", data, 8, {8, 3, 3, extra});
+      // A ReLU before the sum keeps the sum out of the convolution (cuDNN adds before activating).
+      if (relu_first) x = g.Op("relu", "relu", {}, {x});
+      g.Output(g.Op("elemwise_add", "add", {}, {other, x}));
+      ExpectGpuMatchesCpu(g, params, {qv_test::Random({2, 8, 6, 7}, &rng), qv_test::Random({2, 8, 6, 7}, &rng)});
+    }
+}
+
+// The residual here is computed on the GPU and read again afterwards (it is a graph output), so the
+// plan copies it into the fused convolution's output instead of sharing its buffer: that copy must
+// see the residual's producer finished.
+TEST_CASE("GPU fused residual sum whose residual is also read elsewhere matches the CPU", "[gpu]") {
+  std::mt19937 rng(26);
+  GraphBuilder g;
+  Params params;
+  const int data = g.Variable("data");
+  const int residual = AddConv(g, params, rng, "sc", data, 8, {16, 1, 1, {}});
+  const int x = AddConv(g, params, rng, "conv", data, 8, {16, 3, 3, {{"pad", "(1, 1)"}}});
+  g.Output(g.Op("relu", "relu", {}, {g.Op("elemwise_add", "add", {}, {x, residual})}));
+  g.Output(residual);
+  ExpectGpuMatchesCpu(g, params, {qv_test::Random({2, 8, 32, 32}, &rng)});
+}
+
+}  // namespace
