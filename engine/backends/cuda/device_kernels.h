@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace qv::cuda::launch {
@@ -62,5 +63,47 @@ struct PoolGeometry {
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
 };
 void Pool(const PoolGeometry& g, const float* x, float* y, cudaStream_t stream);
+
+// y = x > 0 ? x : gamma[c] * x with c = (i / inner) % channels, or gamma[0] everywhere when shared
+// (LeakyReLU prelu).
+void PRelu(const float* x, const float* gamma, float* y, int64_t n, int64_t channels, int64_t inner, bool shared,
+           cudaStream_t stream);
+
+// out[i] = cond[i / row] != 0 ? x[i] : y[i]: `row` elements share one condition value (where).
+void Where(const float* cond, const float* x, const float* y, float* out, int64_t n, int64_t row, cudaStream_t stream);
+
+// amp_cast: y[i] = x[i] rounded to the nearest bfloat16 or float16 value, kept in float32, exactly as
+// ops/amp_cast.h's RoundToBFloat16 / RoundToFloat16 compute it on the host.
+enum class NarrowFloat { kBFloat16, kFloat16 };
+void RoundTo(NarrowFloat target, const float* x, float* y, int64_t n, cudaStream_t stream);
+
+// L2Normalization of x viewed as (outer, axis, inner): y = x / sqrt(sum over axis of x^2 + eps), the
+// sum taken in double as the CPU kernel does.
+void L2Normalize(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner, float eps, cudaStream_t stream);
+
+// _contrib_box_decode of (batch, boxes, 4) offsets against (1, boxes, 4) anchors into corner boxes.
+struct BoxDecodeGeometry {
+  float std[4] = {1, 1, 1, 1};
+  float clip = -1;              // > 0: width/height offsets are clipped to it before exp
+  bool corner_anchors = false;  // anchors as (xmin, ymin, xmax, ymax), else (x, y, width, height)
+  int64_t batch = 0, boxes = 0;
+};
+void BoxDecode(const BoxDecodeGeometry& g, const float* x, const float* anchors, float* y, cudaStream_t stream);
+
+// _contrib_box_nms over `batch` images of `boxes` rows of `width` floats (ops/detection.h), with the
+// CPU kernel's order and decisions: one block per image sorts the valid rows by descending score (ties
+// in row order), keeps the first topk (1 <= topk <= boxes), suppresses greedily and writes the kept
+// rows first, -1 after. Its scratch lives in `workspace`, BoxNmsWorkspace(g) bytes (256-byte aligned).
+struct BoxNmsGeometry {
+  int64_t batch = 0, boxes = 0, width = 0, topk = 0;
+  float overlap_thresh = 0.5f, valid_thresh = 0.f;
+  float background_id = -1;  // compared with the id column as a float, as the CPU does
+  int coord_start = 2, score_index = 1, id_index = -1;
+  bool by_class = false;    // suppress only within a class (id_index >= 0 and not force_suppress)
+  bool center_in = false;   // coordinates as (x, y, width, height)
+  bool convert = false;     // write kept boxes in the other encoding
+};
+size_t BoxNmsWorkspace(const BoxNmsGeometry& g);
+void BoxNms(const BoxNmsGeometry& g, const float* x, float* y, void* workspace, cudaStream_t stream);
 
 }  // namespace qv::cuda::launch

@@ -46,6 +46,19 @@ __global__ void ChannelAffineKernel(const float* x, const float* scale, const fl
   }
 }
 
+__global__ void PReluKernel(const float* x, const float* gamma, float* y, int64_t n, int64_t channels, int64_t inner,
+                            bool shared) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) {
+    const float g = gamma[shared ? 0 : (i / inner) % channels];
+    y[i] = x[i] > 0.f ? x[i] : g * x[i];
+  }
+}
+
+__global__ void WhereKernel(const float* cond, const float* x, const float* y, float* out, int64_t n, int64_t row) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride())
+    out[i] = cond[i / row] != 0.f ? x[i] : y[i];
+}
+
 }  // namespace
 
 void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cudaStream_t stream) {
@@ -55,6 +68,15 @@ void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cu
 void ChannelAffine(const float* x, const float* scale, const float* shift, float* y, int64_t n, int64_t channels,
                    int64_t inner, bool relu, cudaStream_t stream) {
   ChannelAffineKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, scale, shift, y, n, channels, inner, relu);
+}
+
+void PRelu(const float* x, const float* gamma, float* y, int64_t n, int64_t channels, int64_t inner, bool shared,
+           cudaStream_t stream) {
+  PReluKernel<<<BlocksFor(n), kThreads, 0, stream>>>(x, gamma, y, n, channels, inner, shared);
+}
+
+void Where(const float* cond, const float* x, const float* y, float* out, int64_t n, int64_t row, cudaStream_t stream) {
+  WhereKernel<<<BlocksFor(n), kThreads, 0, stream>>>(cond, x, y, out, n, row);
 }
 
 }  // namespace qv::cuda::launch

@@ -1,11 +1,36 @@
-// LeakyReLU's one-slope forms (leaky, rrelu, elu, selu, gelu) on the element-wise kernel. prelu,
-// which reads a slope per channel, has no CUDA kernel yet and is refused naming it.
+// LeakyReLU: the one-slope forms (leaky, rrelu, elu, selu, gelu) on the element-wise kernel; prelu,
+// which reads a slope per channel (axis 1, or axis 0 of 1-D data) from gamma, on its own kernel.
 #include "backends/cuda/unary_kernel.h"
-#include "common/error.h"
 #include "ops/leaky_relu.h"
 
 namespace qv::cuda {
 namespace {
+
+class PReluKernel : public CudaKernel {
+ public:
+  PReluKernel(int64_t n, int64_t channels, int64_t inner, bool shared)
+      : n_(n), channels_(channels), inner_(inner), shared_(shared) {}
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    launch::PRelu(static_cast<const float*>(args.inputs[0]), static_cast<const float*>(args.inputs[1]),
+                  static_cast<float*>(args.outputs[0]), n_, channels_, inner_, shared_, on.stream);
+    CheckLaunch("the prelu kernel");
+  }
+
+ private:
+  int64_t n_, channels_, inner_;
+  bool shared_;
+};
+
+// gamma is a runtime input: when it is a parameter (as MXNet writes it), the backend hands the kernel
+// its device copy.
+KernelBuild BuildPRelu(const KernelRequest& req) {
+  const Shape& x = req.inputs[0].type.shape;
+  const size_t axis = x.size() >= 2 ? 1 : 0;
+  int64_t inner = 1;
+  for (size_t d = axis + 1; d < x.size(); ++d) inner *= x[d];
+  const bool shared = req.inputs[1].type.shape[0] == 1;
+  return RowMajorBuild(req, {0, 1}, std::make_unique<PReluKernel>(ElementCount(x), x[axis], inner, shared));
+}
 
 KernelBuild BuildLeakyRelu(const KernelRequest& req, DeviceConstantStore&) {
   const auto p = LeakyReluParams::Parse(req.attrs);
@@ -17,7 +42,7 @@ KernelBuild BuildLeakyRelu(const KernelRequest& req, DeviceConstantStore&) {
     case LeakyReluParams::kGelu: return BuildUnary(req, launch::UnaryFn::kGelu);
     case LeakyReluParams::kPRelu: break;
   }
-  throw Error(Status::kUnsupported, req.attrs.Where() + "act_type 'prelu' has no kernel on " + req.device.ToString());
+  return BuildPRelu(req);
 }
 
 const CudaKernelRegistrar kRegister({"LeakyReLU"}, BuildLeakyRelu);

@@ -41,20 +41,19 @@ void BuildOnGpu(const std::string& op, const std::map<std::string, std::string>&
 TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[cuda]") {
   const Backend& backend = FindBackend(kGpu0);
   const std::vector<std::string> expected = {
-      "Activation", "BatchNorm", "Concat", "Convolution", "Flatten", "FullyConnected", "LeakyReLU", "Pooling", "Reshape",
-      "SoftmaxActivation", "SoftmaxOutput", "_arange", "_div_scalar", "_equal_scalar", "_greater_equal_scalar",
-      "_greater_scalar", "_lesser_equal_scalar", "_lesser_scalar", "_minus_scalar", "_mul_scalar",
-      "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar", "_rminus_scalar", "broadcast_add", "broadcast_div",
-      "broadcast_mul", "broadcast_sub", "clip", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub",
-      "expand_dims", "ones_like", "relu", "slice", "slice_axis", "slice_like", "softmax", "transpose",
-      "zeros_like"};
+      "Activation", "BatchNorm", "Concat", "Convolution", "Flatten", "FullyConnected", "L2Normalization", "LeakyReLU",
+      "Pooling", "Reshape", "SoftmaxActivation", "SoftmaxOutput", "_arange", "_contrib_box_decode", "_contrib_box_nms",
+      "_div_scalar", "_equal_scalar", "_greater_equal_scalar", "_greater_scalar", "_lesser_equal_scalar",
+      "_lesser_scalar", "_minus_scalar", "_mul_scalar", "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar",
+      "_rminus_scalar", "amp_cast", "amp_multicast", "broadcast_add", "broadcast_div", "broadcast_mul",
+      "broadcast_sub", "clip", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "expand_dims",
+      "ones_like", "relu", "slice", "slice_axis", "slice_like", "softmax", "transpose", "where", "zeros_like"};
   CHECK(backend.SupportedOps() == expected);
   for (const std::string& op : expected) CHECK(backend.Supports(op));
-  // Operators of the CPU backend that have no CUDA kernel yet.
-  for (const char* op : {"L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "where",
-                         "amp_cast", "amp_multicast"}) {
+  // Every operator the CPU backend runs has a CUDA kernel.
+  for (const std::string& op : FindBackend(Device{DeviceType::kCpu, 0}).SupportedOps()) {
     INFO(op);
-    CHECK_FALSE(backend.Supports(op));
+    CHECK(backend.Supports(op));
   }
 }
 
@@ -100,11 +99,6 @@ TEST_CASE("CUDA kernels are refused before device work, naming the node and the 
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (NoSuchOperator)") && Catch::Contains("has no kernel on gpu(0)"));
 
-  const TensorType slopes{{8}, DType::kFloat32};
-  std::tie(status, message) = refusal([&] { BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {x, slopes}, {x}); });
-  CHECK(status == Status::kUnsupported);
-  CHECK_THAT(message, Catch::Contains("'prelu'") && Catch::Contains("gpu(0)"));
-
   const TensorType weight{{4, 8}, DType::kFloat32}, fc_out{{2, 4}, DType::kFloat32};
   std::tie(status, message) = refusal(
       [&] { BuildOnGpu("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}}, {x, weight}, {fc_out}); });
@@ -120,6 +114,24 @@ TEST_CASE("CUDA kernels are refused before device work, naming the node and the 
   std::tie(status, message) = refusal([&] { backend.ResolvePrecision(Precision::kBFloat16, kGpu0); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("bfloat16") && Catch::Contains("gpu(0)"));
+}
+
+TEST_CASE("The detection, AMP, where, L2Normalization and prelu kernels build without device work", "[cuda]") {
+  const TensorType data{{2, 8, 3, 3}, DType::kFloat32}, slopes{{8}, DType::kFloat32}, rows{{2}, DType::kFloat32};
+  CHECK_NOTHROW(BuildOnGpu("LeakyReLU", {{"act_type", "prelu"}}, {data, slopes}, {data}));
+  CHECK_NOTHROW(BuildOnGpu("where", {}, {data, data, data}, {data}));
+  CHECK_NOTHROW(BuildOnGpu("where", {}, {rows, data, data}, {data}));
+  for (const char* mode : {"instance", "channel", "spatial"})
+    CHECK_NOTHROW(BuildOnGpu("L2Normalization", {{"mode", mode}}, {data}, {data}));
+  for (const char* dtype : {"float32", "float16", "bfloat16"})
+    CHECK_NOTHROW(BuildOnGpu("amp_cast", {{"dtype", dtype}}, {data}, {data}));
+  CHECK_NOTHROW(BuildOnGpu("amp_multicast", {{"num_outputs", "2"}}, {data, rows}, {data, rows}));
+  const TensorType offsets{{2, 100, 4}, DType::kFloat32}, anchors{{1, 100, 4}, DType::kFloat32};
+  CHECK_NOTHROW(BuildOnGpu("_contrib_box_decode", {{"format", "corner"}, {"clip", "4"}}, {offsets, anchors}, {offsets}));
+  // box_nms reserves its scratch in the device's stream workspace, which needs no device until a run.
+  const TensorType boxes{{2, 6132, 6}, DType::kFloat32};
+  CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"id_index", "0"}, {"topk", "400"}}, {boxes}, {boxes}));
+  CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"topk", "0"}}, {boxes}, {boxes}));
 }
 
 TEST_CASE("A parameter no CUDA kernel uploaded stays on the host when repacked", "[cuda]") {
