@@ -10,28 +10,16 @@
 #include <vector>
 
 #include "quiver/c_api.h"
+#include "gpu_vs_cpu.h"
 #include "support/single_op.h"
 
 namespace {
 
 using qv_ref::Tensor;
 using qv_test::AttrMap;
+using qv_test::ExpectGpuMatchesCpu;
 using qv_test::GraphBuilder;
 using Params = std::map<std::string, Tensor>;
-
-void ExpectGpuMatchesCpu(const GraphBuilder& g, const Params& params, const std::vector<Tensor>& inputs) {
-  const std::string json = g.ToJson();
-  const qv_test::CompiledGraph cpu(json, params);
-  const qv_test::CompiledGraph gpu(json, params, {{"device", "gpu(0)"}});
-  const std::vector<Tensor> want = cpu.Run(inputs);
-  const std::vector<Tensor> got = gpu.Run(inputs, QV_GPU);
-  REQUIRE(got.size() == want.size());
-  for (size_t k = 0; k < want.size(); ++k) {
-    const qv_test::Comparison c = qv_test::Compare(got[k], want[k]);
-    INFO("output " << k << ": " << c.Describe(got[k], want[k]));
-    CHECK(c.ok());
-  }
-}
 
 struct Conv {
   int64_t filters;

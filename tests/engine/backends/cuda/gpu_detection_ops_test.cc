@@ -13,44 +13,17 @@
 #include <vector>
 
 #include "quiver/c_api.h"
+#include "gpu_vs_cpu.h"
 #include "support/single_op.h"
 
 namespace {
 
 using qv_ref::Tensor;
 using qv_test::AttrMap;
+using qv_test::ExpectGpuMatchesCpu;
 using qv_test::GraphBuilder;
+using qv_test::Match;
 using Params = std::map<std::string, Tensor>;
-
-enum class Match { kExact, kClose };
-
-// Runs `g` on cpu(0) and gpu(0) with the same parameters and inputs and compares every output.
-void ExpectGpuMatchesCpu(const GraphBuilder& g, const Params& params, const std::vector<Tensor>& inputs,
-                         Match match = Match::kClose) {
-  const std::string json = g.ToJson();
-  const qv_test::CompiledGraph cpu(json, params);
-  const qv_test::CompiledGraph gpu(json, params, {{"device", "gpu(0)"}});
-  const std::vector<Tensor> want = cpu.Run(inputs);
-  const std::vector<Tensor> got = gpu.Run(inputs, QV_GPU);
-  REQUIRE(got.size() == want.size());
-  for (size_t k = 0; k < want.size(); ++k) {
-    INFO("output " << k);
-    REQUIRE(got[k].shape == want[k].shape);
-    if (match == Match::kExact) {
-      int64_t first = -1;
-      for (int64_t i = 0; i < want[k].size() && first < 0; ++i)
-        if (std::memcmp(&got[k].data[i], &want[k].data[i], sizeof(float)) != 0) first = i;
-      INFO("first differing element " << first << ": gpu "
-                                      << (first < 0 ? 0.f : got[k].data[first]) << ", cpu "
-                                      << (first < 0 ? 0.f : want[k].data[first]));
-      CHECK(first == -1);
-    } else {
-      const qv_test::Comparison c = qv_test::Compare(got[k], want[k]);
-      INFO(c.Describe(got[k], want[k]));
-      CHECK(c.ok());
-    }
-  }
-}
 
 // ---- _contrib_box_nms ------------------------------------------------------------------------------
 
