@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "ops/bfloat16_bits.h"
 
 namespace qv {
 
@@ -38,18 +39,7 @@ int ParseAmpMultiCast(const Attrs& attrs) {
 float RoundToBFloat16(float x) {
   uint32_t bits = 0;
   std::memcpy(&bits, &x, sizeof bits);
-  const uint32_t exponent = (bits >> 23) & 0xffu;
-  const uint32_t mantissa = bits & 0x7fffffu;
-  if (exponent == 0) {
-    bits &= 0x80000000u;  // zero or subnormal: a zero of the same sign
-  } else if (exponent == 0xffu) {
-    if (mantissa != 0) bits = (bits & 0xffff0000u) | 0x00400000u;  // NaN: stays quiet after truncation
-  } else {
-    // Adding just under half a unit of the kept part, plus one when the kept part is odd, then
-    // truncating, rounds to nearest with ties to even; a carry into the exponent is still correct.
-    bits += 0x7fffu + ((bits >> 16) & 1u);
-    bits &= 0xffff0000u;
-  }
+  bits = BFloat16RoundedBits(bits);
   float y = 0;
   std::memcpy(&y, &bits, sizeof y);
   return y;

@@ -4,24 +4,12 @@
 
 #include "backends/cuda/device_kernels.h"
 #include "backends/cuda/launch_grid.cuh"
+#include "ops/bfloat16_bits.h"
 
 namespace qv::cuda::launch {
 namespace {
 
-__device__ float RoundToBFloat16(float x) {
-  uint32_t bits = __float_as_uint(x);
-  const uint32_t exponent = (bits >> 23) & 0xffu;
-  const uint32_t mantissa = bits & 0x7fffffu;
-  if (exponent == 0) {
-    bits &= 0x80000000u;  // zero or subnormal: a zero of the same sign
-  } else if (exponent == 0xffu) {
-    if (mantissa != 0) bits = (bits & 0xffff0000u) | 0x00400000u;  // NaN: stays quiet after truncation
-  } else {
-    bits += 0x7fffu + ((bits >> 16) & 1u);  // round to nearest, ties to even, then truncate
-    bits &= 0xffff0000u;
-  }
-  return __uint_as_float(bits);
-}
+__device__ float RoundToBFloat16(float x) { return __uint_as_float(BFloat16RoundedBits(__float_as_uint(x))); }
 
 __device__ float RoundToFloat16(float x) {
   const uint32_t sign = __float_as_uint(x) & 0x80000000u;
