@@ -1,14 +1,16 @@
 // Latency and throughput of one model under concurrent clients.
 //
 //   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
-//                [--warmup 5] [--shape 3,224,224] [--option key=value ...]
+//                [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] [--option key=value ...]
 //
 // C client threads share ONE cached op created with thread_safe = 1; each --option adds a
 // QvCreateCachedOpEx flag (for instance max_batch_size=16 to merge the clients' requests). Each client keeps up to D
 // invocations in flight on its own random input (fixed seed): with D = 1 it submits and waits
 // (QvNDArrayWaitToRead); with D > 1 it submits until D are outstanding and learns of completions
-// through QvNDArrayOnReady callbacks. An invocation's latency runs from just before QvInvokeAsync to
-// the moment its output is readable (for D > 1, as seen by the callback thread).
+// through QvNDArrayOnReady callbacks. --device compiles the op for that device (flag "device"); the
+// inputs then live on it too, so a GPU run's latency includes no host-to-device copy of the input and
+// ends when the output is readable on the device. An invocation's latency runs from just before
+// QvInvokeAsync to the moment its output is readable (for D > 1, as seen by the callback thread).
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
 //   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
@@ -48,6 +50,7 @@ double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(
 
 struct Options {
   std::string prefix;
+  std::string device = "cpu";  // the cached op's "device" flag; inputs are created there
   int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
   std::vector<int64_t> shape = {3, 224, 224};  // one sample, without the batch dimension
   std::vector<std::pair<std::string, std::string>> flags;  // --option key=value
@@ -56,7 +59,8 @@ struct Options {
 [[noreturn]] void Usage(const std::string& problem) {
   std::fprintf(stderr,
                "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
-               "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--option key=value ...]\n",
+               "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] "
+               "[--option key=value ...]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -77,6 +81,10 @@ Options ParseArgs(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (flag == "--prefix") {
       o.prefix = value;
+    } else if (flag == "--device") {
+      if (value != "cpu" && value != "cpu(0)" && (value.rfind("gpu(", 0) != 0 || value.back() != ')'))
+        Usage("--device wants cpu or gpu(N), got '" + value + "'");
+      o.device = value;
     } else if (flag == "--epoch") {
       o.epoch = PositiveInt(flag, value, 0);
     } else if (flag == "--batch") {
@@ -121,7 +129,7 @@ QvCachedOpHandle LoadModel(const Options& o) {
   if (status != QV_OK) QvSymbolFree(sym);
   Check(status, std::string("loading ") + params_path);
   std::vector<std::pair<std::string, std::string>> flags = {
-      {"device", "cpu"}, {"max_inflight", std::to_string(std::max(64, o.clients * o.inflight))}};
+      {"device", o.device}, {"max_inflight", std::to_string(std::max(64, o.clients * o.inflight))}};
   flags.insert(flags.end(), o.flags.begin(), o.flags.end());
   std::vector<const char*> keys, vals;
   for (const auto& [k, v] : flags) {
@@ -158,7 +166,10 @@ class Client {
     std::mt19937 rng(seed);
     std::normal_distribution<float> normal;
     for (float& x : data) x = normal(rng);
-    Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), QV_CPU, 0, QV_FLOAT32, &input_),
+    const bool gpu = o.device.rfind("gpu(", 0) == 0;
+    const int dev_id = gpu ? std::atoi(o.device.c_str() + 4) : 0;
+    Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), gpu ? QV_GPU : QV_CPU, dev_id, QV_FLOAT32,
+                          &input_),
           "creating an input");
     Check(QvNDArraySyncCopyFromCPU(input_, data.data(), count * sizeof(float)), "filling an input");
   }
@@ -348,10 +359,12 @@ int Run(const Options& o) {
   std::string shape, options;
   for (int64_t d : o.shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
   for (const auto& [k, v] : o.flags) options += (options.empty() ? "" : " ") + k + "=" + v;
-  std::printf("{\"engine\": \"quiver\", \"model\": \"%s\", \"batch\": %d, \"clients\": %d, \"inflight\": %d, "
-              "\"iters\": %d, \"warmup\": %d, \"shape\": [%s], \"options\": \"%s\", \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
-              "\"p99_ms\": %.3f, \"mean_ms\": %.3f, \"throughput_per_s\": %.3f",
-              Basename(o.prefix).c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup, shape.c_str(), options.c_str(),
+  std::printf("{\"engine\": \"quiver\", \"model\": \"%s\", \"device\": \"%s\", \"batch\": %d, "
+              "\"clients\": %d, \"inflight\": %d, \"iters\": %d, \"warmup\": %d, \"shape\": [%s], "
+              "\"options\": \"%s\", \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, \"mean_ms\": %.3f, "
+              "\"throughput_per_s\": %.3f",
+              Basename(o.prefix).c_str(), o.device.c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup,
+              shape.c_str(), options.c_str(),
               Percentile(all, 50), Percentile(all, 90), Percentile(all, 99), mean,
               static_cast<double>(o.batch) * o.clients * o.iters / wall_s);
   if (have_ticks && total1 > total0) {
