@@ -95,6 +95,7 @@ def main():
     x = np.random.RandomState(8).standard_normal((1, 3, 64, 64)).astype(np.float32)
     np.save(os.path.join(out, "input-1x3x64x64.npy"), x)
     want = reference_forward(state, x)
+    np.save(os.path.join(out, "reference-out0.npy"), want.astype(np.float32))
     print("numpy reference: output scale %.3g" % np.abs(want).max())
     ok = True
 

@@ -158,7 +158,8 @@ def main():
 
     os.makedirs(args.out, exist_ok=True)
     model = torch_model(args.seed)
-    state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items() if not k.endswith("num_batches_tracked")}
+    state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()
+             if not k.endswith("num_batches_tracked")}
     missing = set(state_shapes()) ^ set(state)
     if missing or any(tuple(state[k].shape) != s for k, s in state_shapes().items()):
         sys.exit("export_resnet50: torchvision's state_dict differs from the expected layout: %s" % sorted(missing)[:5])

@@ -87,7 +87,8 @@ def main():
                     row.update(ok=False, error=info)
                     print("FAIL %-18s %-14s %-7s %s" % (name, tag, device, info), flush=True)
                 else:
-                    errors = [rel_error(o, r) for o, r in zip(outputs, refs)] if len(outputs) == len(refs) else [float("inf")]
+                    errors = ([rel_error(o, r) for o, r in zip(outputs, refs)] if len(outputs) == len(refs)
+                              else [float("inf")])
                     row.update(ok=max(errors) <= BOUND and info["repeats_identical"], error_vs_mxnet=max(errors),
                                first_ms=info["first_ms"], median_ms=info["median_ms"],
                                repeats_identical=info["repeats_identical"])
