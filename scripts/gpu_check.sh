@@ -12,7 +12,7 @@
 #      the multi-GPU suite (skips itself on one GPU)
 #   d  the GPU fixtures (tests/gpu/check_fixtures.py): Quiver on gpu(0) and cpu against MXNet 1.9.1's
 #      recorded outputs (1e-4 of the output's scale), and gpu(0) against cpu
-#   e  the GPU suite's concurrency, asynchronous-completion and CUDA-graph test cases, one by one
+#   e  the GPU suite's concurrency, asynchronous-completion and CUDA-graph test cases, each reported
 #   f  compute-sanitizer memcheck on the fixture runner (digits CNN, MobileNetV2 0.25) on gpu(0)
 #   g  ResNet-50 FP32, Quiver vs PyTorch eager and with CUDA graphs (bench/gpu/compare_torch.py)
 #   h  CPU dynamic batching: ResNet-18 at 16 batch-1 clients without and with max_batch_size=16
