@@ -59,7 +59,8 @@ mkdir -p "$tmp/fixtures"
 cp "$fixtures"/manifest.json "$fixtures"/*.npy "$fixtures"/*-symbol.json "$fixtures"/*-recipe.json "$tmp/fixtures/"
 
 # The manifest: versions, the commit it was made for, every file.
-python3 - "$tmp" "$(git rev-parse HEAD)" "$(dpkg-query -W -f '${Version}' nlohmann-json3-dev catch2 | tr '\n' ' ')" <<'EOF'
+debs="$(dpkg-query -W -f '${Package} ${Version}; ' nlohmann-json3-dev catch2)"
+python3 - "$tmp" "$(git rev-parse HEAD)" "$debs" <<'EOF'
 import hashlib, json, os, platform, sys
 root, commit, debs = sys.argv[1], sys.argv[2], sys.argv[3]
 files = {}
@@ -69,7 +70,7 @@ for d, _, names in os.walk(root):
         with open(p, "rb") as f:
             files[os.path.relpath(p, root)] = {"bytes": os.path.getsize(p), "sha256": hashlib.sha256(f.read()).hexdigest()}
 manifest = {"made_for_commit": commit, "made_on": platform.platform(), "glibc": platform.libc_ver()[1],
-            "debian_packages(nlohmann-json3-dev catch2)": debs.strip(),
+            "debian_packages": debs.strip("; "),
             "onednn": json.load(open(os.path.join(root, "onednn/manifest.json"))),
             "fixtures_generator_sha256": json.load(open(os.path.join(root, "fixtures/manifest.json")))["generator_sha256"],
             "files": dict(sorted(files.items()))}
