@@ -80,7 +80,10 @@ write_md() {
   local s
   {
     local commit dry=""
-    commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    # The tree that travels may have no .git: then the commit the carry was made for.
+    commit="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null ||
+              grep -o '"made_for_commit": "[0-9a-f]\{7\}' "$CARRY/manifest.json" 2>/dev/null | tail -c 8 ||
+              echo '?')"
     [ "$DRY" = 1 ] && dry=", DRY RUN: no GPU"
     echo "# Quiver GPU check ($(date -u '+%Y-%m-%d %H:%M UTC'), commit $commit$dry)"
     echo
