@@ -4,7 +4,7 @@
 # conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), MXNet's
 # bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs,
 # precision bfloat16 on the conformance models against MXNet's own bfloat16 error (tests/amp,
-# tests/int8), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
+# tests/int8), the GPU check's fixtures on the CPU (tests/gpu), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
 # mode; scripts/test_jvm.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -17,10 +17,13 @@ export QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conforman
 export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
 export QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
 export QUIVER_INT8_SSD_DIR="$(bash tests/int8/make_fixtures.sh --ssd)"  # ~30 s once, then cached
+export QUIVER_GPU_FIXTURES="$(bash tests/gpu/make_fixtures.sh)"  # the GPU check's fixtures, ~15 s once
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
-"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8  # -rs: say why anything skipped
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8 tests/gpu  # -rs: say why anything skipped
+# The GPU check's fixtures and runner, held to MXNet on the CPU (scripts/gpu_check.sh does it on a GPU).
+"$python" tests/gpu/check_fixtures.py --fixtures "$QUIVER_GPU_FIXTURES" --runner "$build_dir/tests/gpu/quiver_run_fixture" --devices cpu
 # The package's type hints (py.typed) and the examples that use them, under mypy --strict.
 mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 (cd python && "$python" -m mypy --strict --cache-dir "$mypy_cache" -p quiver)
