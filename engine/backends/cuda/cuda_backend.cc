@@ -3,6 +3,7 @@
 // lists them), parameters uploaded once per device, and each invocation's steps on one stream.
 #include "backends/backend.h"
 #include "backends/cuda/cuda_execution.h"
+#include "backends/cuda/cuda_graph_replay.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/cuda_memory.h"
 #include "backends/cuda/device_constants.h"
@@ -88,6 +89,10 @@ class CudaBackend : public Backend {
 
   std::unique_ptr<Execution> StartExecution(const Device& device) const override {
     return std::make_unique<CudaExecution>(device);
+  }
+  bool completes_asynchronously() const override { return true; }
+  std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device) const override {
+    return std::make_unique<CudaGraphReplay>(steps, device);
   }
 
  private:
