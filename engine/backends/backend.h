@@ -3,9 +3,12 @@
 // (FindBackend). A backend says which operators it runs and what it can fuse, builds a kernel per node
 // in layouts of its choosing (and converts them to plain row-major), packs parameters once per cached
 // op, owns its device's memory, and runs an invocation's steps with the compute it leases (the CPU: a
-// share of the thread budget, synchronously).
+// share of the thread budget, synchronously; a GPU: a stream, completing later through FinishAsync).
 #pragma once
 
+#include <cstddef>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,12 +79,64 @@ struct KernelBuild {
 // One invocation's run of a plan on a backend: the compute it holds and the order of its steps.
 class Execution {
  public:
+  // Called exactly once with null, or with the failure of the work (an Error), once it has completed.
+  using Done = std::function<void(std::exception_ptr failure)>;
+
+  // Waits for whatever was started and not finished (a step that threw), so the caller may free
+  // the buffers the steps use afterwards. Never throws.
   virtual ~Execution() = default;
   // Runs one step (`node` names it in errors) with the compute `parallelism` (from StepParallelism) is
   // worth. Throws Error on failure.
   virtual void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) = 0;
   // Returns once every step run so far has completed (the CPU runs them synchronously: at once).
   virtual void Finish() = 0;
+  // Like Finish without waiting where the device allows it: returns at once, and `done` runs when
+  // every step run so far has completed, on a thread of the backend's that runs nothing else of the
+  // caller's. The execution may be destroyed as soon as this returns: what its steps use of its own
+  // (a stream, staged inputs) stays alive until then. Never throws. The default (synchronous
+  // backends) calls Finish, then `done` on this thread.
+  virtual void FinishAsync(Done done) {
+    try {
+      Finish();
+    } catch (...) {
+      done(std::current_exception());
+      return;
+    }
+    done(nullptr);
+  }
+  // Where the steps run from now on read `bytes` of host memory at `host`: `host` itself on a device
+  // that computes in host memory (the default), else a copy on the device, made in order with the
+  // steps and kept until they complete. Throws Error.
+  virtual const void* StageHostInput(const void* host, size_t bytes) {
+    static_cast<void>(bytes);
+    return host;
+  }
+};
+
+// A plan's steps as one unit, for a backend that records them once and replays the recording.
+class StepSequence {
+ public:
+  virtual ~StepSequence() = default;
+  // Runs every step on `execution`, reading and writing the buffers given (row-major inputs and
+  // outputs, the workspace `arena` of arena_bytes()). Throws Error.
+  virtual void RunSteps(Execution& execution, char* arena, const std::vector<const void*>& inputs,
+                        const std::vector<void*>& outputs) const = 0;
+  virtual size_t arena_bytes() const = 0;
+  virtual const std::vector<size_t>& input_bytes() const = 0;
+  virtual const std::vector<size_t>& output_bytes() const = 0;
+};
+
+// Runs one plan's steps as a recording (a CUDA graph) made on first use, for a backend that can.
+// Thread-safe; owned by the plan, which outlives every run it started.
+class StepReplay {
+ public:
+  virtual ~StepReplay() = default;
+  // Runs the steps on these buffers (inputs flagged in `host_inputs` are in host memory) from a
+  // recording and moves `done` into the completion (Execution::FinishAsync's contract): true. False,
+  // with nothing started and `done` untouched, when it cannot now (every recording in use, or the
+  // steps cannot be recorded): the caller runs them as usual. Throws Error if the run failed to start.
+  virtual bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
+                      const std::vector<void*>& outputs, Execution::Done& done) = 0;
 };
 
 class Backend {
@@ -113,6 +168,16 @@ class Backend {
   virtual int StepParallelism(double flops, double bytes) const = 0;
 
   virtual std::unique_ptr<Execution> StartExecution(const Device& device) const = 0;
+  // Whether FinishAsync returns before the work has completed (a GPU's stream): invocations then end
+  // through the engine's PushAsync and hold no engine worker while the device computes.
+  virtual bool completes_asynchronously() const { return false; }
+  // A replay of `steps` (which outlive it) on `device`, or null where the backend records nothing
+  // (the default).
+  virtual std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device) const {
+    static_cast<void>(steps);
+    static_cast<void>(device);
+    return nullptr;
+  }
 };
 
 // Called once per device type, at static-initialisation time, by the backend's own code.

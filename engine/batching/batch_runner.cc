@@ -34,7 +34,11 @@ void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
     char* const begin = static_cast<char*>(buffers.back().data());
     char* dst = begin;
     for (const auto& r : live) {
-      memory_.Copy(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
+      // A request's inputs may be in host memory for an op on another device.
+      if (r->inputs[i]->device() == device_)
+        memory_.Copy(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
+      else
+        memory_.CopyFromHost(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
       dst += r->inputs[i]->nbytes();
     }
     memory_.SetZero(device_, dst, bytes - static_cast<size_t>(dst - begin));  // the padding rows

@@ -124,10 +124,12 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.data_shapes = ParseDataShapes(value);
     } else if (key == "precision") {
       o.precision = ParsePrecision(key, value);
+    } else if (key == "cuda_graphs") {
+      o.record_graphs = ParseBoolFlag(key, value);
     } else if (!o.batching.Parse(key, value)) {
       throw Error(Status::kInvalidArgument,
                   "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, precision, "
-                  "max_batch_size, batch_timeout_us, instances, max_queue)");
+                  "cuda_graphs, max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
   Check(!o.static_shape || o.batching.max_batch_size == 1, Status::kInvalidArgument,
@@ -215,7 +217,7 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   std::lock_guard<std::mutex> compiling(compile_mu_);
   if (auto plan = FindPlan(key)) return plan;
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device,
-                                                    options_.precision, *store_);
+                                                    options_.precision, *store_, options_.record_graphs);
   {
     std::lock_guard<std::mutex> lock(plans_mu_);
     plans_[key] = plan;
@@ -233,8 +235,11 @@ void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
     const std::string what = "input '" + input_names()[i] + "'";
     Check(a.dtype() == DType::kFloat32, Status::kShape,
           what + " is " + DTypeName(a.dtype()) + ", expected float32");
-    Check(a.device().type == options_.device.type, Status::kDevice,
-          what + " is on " + a.device().ToString() + ", expected " + options_.device.ToString());
+    // Host inputs of an op on another device are staged onto it by the invocation (Plan::RunAsync).
+    const bool on_host = options_.device.type != DeviceType::kCpu;  // host inputs are accepted too
+    Check(a.device() == options_.device || a.device().type == DeviceType::kCpu, Status::kDevice,
+          what + " is on " + a.device().ToString() + ", expected " + options_.device.ToString() +
+              (on_host ? " or the CPU" : ""));
     for (int64_t d : a.shape())
       Check(d > 0, Status::kShape, what + " has shape " + ShapeToString(a.shape()) + " with an empty dimension");
   }
@@ -293,6 +298,11 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   for (const auto& a : inputs) reads.push_back(a->var());
   for (const auto& a : *outputs) writes.push_back(a->var());
   if (!options_.thread_safe) writes.push_back(serial_var_);
+  if (backend_.completes_asynchronously()) {
+    PushAsync(std::move(plan), inputs, *outputs, std::shared_ptr<InflightSlot>(std::move(slot)), control, reads, writes);
+    for (const auto& a : *outputs) a->set_producer(control);
+    return;
+  }
   // The work holds the op (its parameters and plans), the plan and every array until it is destroyed.
   Engine::Get().Push(
       [self = shared_from_this(), plan, inputs, outs = *outputs, slot = std::shared_ptr<InflightSlot>(std::move(slot)),
@@ -313,6 +323,52 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
       },
       reads, writes);
   for (const auto& a : *outputs) a->set_producer(control);
+}
+
+void CachedOp::PushAsync(std::shared_ptr<const Plan> plan, const std::vector<NDArrayPtr>& inputs,
+                         const std::vector<NDArrayPtr>& outputs, std::shared_ptr<CountedSlot> slot,
+                         std::shared_ptr<InvocationControl> control, const std::vector<VarPtr>& reads,
+                         const std::vector<VarPtr>& writes) {
+  // The work only enqueues, on whichever thread frees its last dependency (usually this one): it may
+  // take a moment (staging CPU inputs into pinned memory) but never waits for the device. The slot
+  // moves on into the completion, so it is free before the outputs are readable, failure or not.
+  Engine::Get().PushAsync(
+      [self = shared_from_this(), plan = std::move(plan), inputs, outs = outputs, slot = std::move(slot),
+       control](const Engine::Completion& done) mutable {
+        Start(self, plan, inputs, outs, std::move(slot), control, done);
+      },
+      reads, writes);
+}
+
+void CachedOp::Start(const std::shared_ptr<CachedOp>& self, const std::shared_ptr<const Plan>& plan,
+                     const std::vector<NDArrayPtr>& inputs, const std::vector<NDArrayPtr>& outs,
+                     std::shared_ptr<CountedSlot> slot, const std::shared_ptr<InvocationControl>& control,
+                     const Engine::Completion& done) {
+  control->ThrowIfEnded();
+  std::vector<const void*> in_ptrs;
+  std::vector<bool> host_inputs;
+  std::vector<void*> out_ptrs;
+  for (const auto& a : inputs) {
+    in_ptrs.push_back(a->data());
+    host_inputs.push_back(a->device() != self->options_.device);
+  }
+  for (const auto& a : outs) out_ptrs.push_back(a->data());
+  // The completion holds the op (its parameters and plans), the plan and every array until it runs.
+  plan->RunAsync(in_ptrs, host_inputs, out_ptrs, [&control] { control->ThrowIfEnded(); },
+                 [self, plan, inputs, outs, slot = std::move(slot), control, done](std::exception_ptr error) mutable {
+                   Failure failure;
+                   if (error) {
+                     try {
+                       std::rethrow_exception(error);
+                     } catch (...) {
+                       failure = FailureFromCurrentException();
+                     }
+                   } else if (!control->Claim()) {
+                     failure = control->Check();  // cancelled or expired while the device ran it
+                   }
+                   slot.reset();
+                   done(failure);
+                 });
 }
 
 }  // namespace qv

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/counted_slot.h"
+#include "scheduler/invocation_control.h"
 #include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
@@ -26,6 +28,7 @@ struct CachedOpOptions {
   int max_inflight = 64;
   bool thread_safe = true;
   Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
+  bool record_graphs = true;  // replay each plan as a CUDA graph where it captures (GPU ops only)
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 
@@ -65,6 +68,16 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
   void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;
+  // Pushes an invocation on a backend that completes asynchronously: it holds no engine worker.
+  void PushAsync(std::shared_ptr<const Plan> plan, const std::vector<NDArrayPtr>& inputs,
+                 const std::vector<NDArrayPtr>& outputs, std::shared_ptr<CountedSlot> slot,
+                 std::shared_ptr<InvocationControl> control, const std::vector<VarPtr>& reads,
+                 const std::vector<VarPtr>& writes);
+  // Its work: enqueues the plan's steps; the device's completion ends the engine operation (`done`).
+  static void Start(const std::shared_ptr<CachedOp>& self, const std::shared_ptr<const Plan>& plan,
+                    const std::vector<NDArrayPtr>& inputs, const std::vector<NDArrayPtr>& outs,
+                    std::shared_ptr<CountedSlot> slot, const std::shared_ptr<InvocationControl>& control,
+                    const Engine::Completion& done);
 
   BoundGraph graph_;
   CachedOpOptions options_;

@@ -49,6 +49,7 @@ class Plan::Builder {
   void Build() {
     for (size_t i = 0; i < g_.data_inputs.size(); ++i) {
       CheckAllocatable(inputs_[i], "input '" + g_.input_names[i] + "'");
+      plan_->input_bytes_.push_back(static_cast<size_t>(ByteCount(inputs_[i].shape, DTypeSize(inputs_[i].dtype))));
       entry_value_[{g_.data_inputs[i], 0}] =
           AddValue(inputs_[i], backend_.PlainLayout(inputs_[i]), {BufferRef::kInput, i});
     }
@@ -153,6 +154,7 @@ class Plan::Builder {
       const TensorType type = values_[v].type;
       const LayoutPtr plain = backend_.PlainLayout(type);
       plan_->output_types_.push_back(type);
+      plan_->output_bytes_.push_back(static_cast<size_t>(ByteCount(type.shape, DTypeSize(type.dtype))));
       if (values_[v].ref.kind == BufferRef::kArena && values_[v].layout->SameAs(*plain) && !taken[v]) {
         values_[v].ref = {BufferRef::kOutput, k};
         taken[v] = true;
@@ -229,16 +231,20 @@ class Plan::Builder {
 
 std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const ConstantMap& constants,
                                     const std::vector<TensorType>& inputs, const Backend& backend,
-                                    const Device& device, Precision precision, ConstantStore& store) {
+                                    const Device& device, Precision precision, ConstantStore& store,
+                                    bool replay) {
   auto plan = std::unique_ptr<Plan>(new Plan(backend, device));
   Builder(graph, constants, inputs, precision, store, plan.get()).Build();
+  // The copy before a fused sum is synchronous and on no stream of the execution's.
+  for (const Step& step : plan->steps_)
+    Check(step.accumulate_input < 0 || !backend.completes_asynchronously(), Status::kInternal,
+          "node '" + step.node + "': a fused sum on a device that completes asynchronously");
+  if (replay) plan->replay_ = backend.NewStepReplay(*plan, device);
   return plan;
 }
 
-void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
-               const std::function<void()>& before_step) const {
-  const StoragePool::Lease workspace = workspaces_.Borrow(workspace_bytes_);
-  char* arena = static_cast<char*>(workspace.data());
+void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const void*>& inputs,
+                    const std::vector<void*>& outputs, const std::function<void()>& before_step) const {
   auto resolve = [&](const BufferRef& ref) -> void* {
     switch (ref.kind) {
       case BufferRef::kArena: return arena + ref.index;
@@ -248,7 +254,6 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
     }
     return nullptr;
   };
-  const std::unique_ptr<Execution> execution = backend_.StartExecution(device_);
   const DeviceMemory& memory = backend_.memory();
   ExecArgs args;
   for (const Step& step : steps_) {
@@ -260,9 +265,37 @@ void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>&
     if (step.accumulate_input >= 0)
       memory.Copy(device_, args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
     fault::Hit(fault::Site::kKernel);
-    execution->Run(*step.kernel, args, step.parallelism, step.node);
+    execution.Run(*step.kernel, args, step.parallelism, step.node);
   }
+}
+
+void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+               const std::function<void()>& before_step) const {
+  const StoragePool::Lease workspace = workspaces_.Borrow(workspace_bytes_);
+  // Destroyed before the workspace: it waits for steps that were started when one throws.
+  const std::unique_ptr<Execution> execution = backend_.StartExecution(device_);
+  RunSteps(*execution, static_cast<char*>(workspace.data()), inputs, outputs, before_step);
   execution->Finish();
+}
+
+void Plan::RunAsync(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
+                    const std::vector<void*>& outputs, const std::function<void()>& before_step,
+                    Execution::Done done) const {
+  if (replay_) {
+    if (before_step) before_step();
+    if (replay_->TryRun(inputs, host_inputs, outputs, done)) return;
+  }
+  auto workspace = std::make_shared<StoragePool::Lease>(workspaces_.Borrow(workspace_bytes_));
+  std::unique_ptr<Execution> execution = backend_.StartExecution(device_);
+  std::vector<const void*> staged = inputs;
+  for (size_t i = 0; i < host_inputs.size(); ++i)
+    if (host_inputs[i]) staged[i] = execution->StageHostInput(inputs[i], input_bytes_[i]);
+  RunSteps(*execution, static_cast<char*>(workspace->data()), staged, outputs, before_step);
+  // The workspace goes back to the pool before `done` runs: the caller may drop the plan in it.
+  execution->FinishAsync([workspace = std::move(workspace), done = std::move(done)](std::exception_ptr failure) mutable {
+    workspace.reset();
+    done(failure);
+  });
 }
 
 }  // namespace qv

@@ -16,14 +16,16 @@
 
 namespace qv {
 
-class Plan {
+class Plan : private StepSequence {
  public:
   // `constants`: the graph's parameters as the op keeps them (plain or packed by `store`); `precision`:
-  // resolved by the backend (Backend::ResolvePrecision). Throws Error (Status::kShape naming node and
-  // input for shapes that do not fit the graph).
+  // resolved by the backend (Backend::ResolvePrecision); `replay`: RunAsync replays a recording of the
+  // steps where the backend makes one (Backend::NewStepReplay: CUDA graphs). Throws Error
+  // (Status::kShape naming node and input for shapes that do not fit the graph).
   static std::unique_ptr<Plan> Compile(const BoundGraph& graph, const ConstantMap& constants,
                                        const std::vector<TensorType>& inputs, const Backend& backend,
-                                       const Device& device, Precision precision, ConstantStore& store);
+                                       const Device& device, Precision precision, ConstantStore& store,
+                                       bool replay = false);
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
 
@@ -31,6 +33,15 @@ class Plan {
   // before each operator and may throw to stop the run there (cancellation, deadlines).
   void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
            const std::function<void()>& before_step = nullptr) const;
+  // Like Run, but returns once every step has been handed to the device, which calls `done` when they
+  // have completed (Execution::FinishAsync; on a synchronous backend at once, on this thread). Inputs
+  // flagged in `host_inputs` (empty: none) are in host memory and are staged onto the device first.
+  // Throws, without calling `done`, if it fails before that hand-over (a step refused, before_step
+  // threw). The workspace stays borrowed until `done`; the caller keeps the plan, inputs and outputs
+  // alive until then.
+  void RunAsync(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
+                const std::vector<void*>& outputs, const std::function<void()>& before_step,
+                Execution::Done done) const;
 
  private:
   Plan(const Backend& backend, const Device& device) : backend_(backend), device_(device), workspaces_(device) {}
@@ -50,13 +61,28 @@ class Plan {
   };
   class Builder;
 
+  // Runs every step on `execution` in `arena`.
+  void RunSteps(Execution& execution, char* arena, const std::vector<const void*>& inputs,
+                const std::vector<void*>& outputs, const std::function<void()>& before_step) const;
+  // StepSequence, for the backend's replay.
+  void RunSteps(Execution& execution, char* arena, const std::vector<const void*>& inputs,
+                const std::vector<void*>& outputs) const override {
+    RunSteps(execution, arena, inputs, outputs, nullptr);
+  }
+  size_t arena_bytes() const override { return workspace_bytes_; }
+  const std::vector<size_t>& input_bytes() const override { return input_bytes_; }
+  const std::vector<size_t>& output_bytes() const override { return output_bytes_; }
+
   const Backend& backend_;
   const Device device_;
   std::vector<std::unique_ptr<Kernel>> kernels_;
   std::vector<Step> steps_;
   std::vector<TensorType> output_types_;
+  std::vector<size_t> input_bytes_;  // per data input
+  std::vector<size_t> output_bytes_;
   size_t workspace_bytes_ = 0;
   mutable StoragePool workspaces_;
+  std::unique_ptr<StepReplay> replay_;  // null unless asked for and the backend records steps
 };
 
 }  // namespace qv

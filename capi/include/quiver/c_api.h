@@ -235,6 +235,9 @@ QV_EXPORT int QvWaitAll(void);
  *                            float32); QvCachedOpGetPrecision says which
  *                 A precision the device cannot run natively fails with QV_ERR_UNSUPPORTED naming the
  *                 missing instructions; it never falls back silently.
+ *   cuda_graphs   "true"/"false": a gpu(N) op replays each plan as a CUDA graph recorded on first
+ *                 use, where its kernels allow capture (else, and with "false", it launches them
+ *                 one by one; results are the same bits). Ignored on the CPU.     default "true"
  *
  * Scheduling flags (any of them gives the op a request queue; without them invocations go straight
  * to the runtime's workers, as above):
@@ -269,7 +272,8 @@ QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char
 
 /* Validates the inputs (count, dtype, shape), schedules the computation and returns without waiting
  * for it. Inputs are read after pending writes to them finish; writing to an input before the outputs
- * are readable waits for this invocation's read.
+ * are readable waits for this invocation's read. Inputs of an op on gpu(N) may be on that GPU or on
+ * the CPU (copied to the GPU as part of the invocation); its outputs are on the GPU.
  *
  * Outputs: if *outputs is non-NULL on entry and holds *num_outputs arrays of the right shapes and
  * dtype, results are written into them (caller memory stays the caller's). Passing back the array

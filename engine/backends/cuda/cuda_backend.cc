@@ -4,6 +4,7 @@
 #include "backends/backend.h"
 #include "backends/cuda/convolution_kernel.h"
 #include "backends/cuda/cuda_execution.h"
+#include "backends/cuda/cuda_graph_replay.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/cuda_memory.h"
 #include "backends/cuda/device_constants.h"
@@ -91,6 +92,10 @@ class CudaBackend : public Backend {
 
   std::unique_ptr<Execution> StartExecution(const Device& device) const override {
     return std::make_unique<CudaExecution>(device);
+  }
+  bool completes_asynchronously() const override { return true; }
+  std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device) const override {
+    return std::make_unique<CudaGraphReplay>(steps, device);
   }
 
  private:

@@ -1,5 +1,8 @@
 #include "backends/cuda/cuda_execution.h"
 
+#include <cstring>
+#include <utility>
+
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
@@ -8,40 +11,100 @@
 
 namespace qv::cuda {
 
-CudaExecution::CudaExecution(const Device& device) : device_(device), stream_(ResourcesOf(device.id).streams) {
-  CurrentDevice current(device_.id);
-  // Timing off: the event only marks completion, which makes recording and waiting cheaper.
-  CheckCuda(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming), "creating an event on " + device_.ToString());
+CudaExecution::InFlight::InFlight(const Device& d) : device(d), stream(ResourcesOf(d.id).streams) {
+  CurrentDevice current(device.id);
+  // Timing off makes recording cheaper; blocking sync makes the poller sleep in cudaEventSynchronize
+  // instead of spinning on a core the engine's workers could use.
+  CheckCuda(cudaEventCreateWithFlags(&done, cudaEventDisableTiming | cudaEventBlockingSync),
+            "creating an event on " + device.ToString());
 }
 
-CudaExecution::~CudaExecution() {
-  // Nothing here may throw (CurrentDevice does): errors were reported by the step or Finish that met them.
+CudaExecution::InFlight::~InFlight() {
+  // Nothing here may throw (CurrentDevice does).
   int previous = 0;
   cudaGetDevice(&previous);
-  cudaSetDevice(device_.id);
-  cudaStreamSynchronize(stream_.get());
-  cudaEventDestroy(done_);
+  cudaSetDevice(device.id);
+  cudaEventDestroy(done);
   cudaGetLastError();
   cudaSetDevice(previous);
+  for (void* block : pinned) PinnedHostMemory().Release(block);
+  for (void* block : staged) ResourcesOf(device.id).memory.Release(block);
+}
+
+CudaExecution::CudaExecution(const Device& device) : device_(device), work_(std::make_unique<InFlight>(device)) {}
+
+CudaExecution::~CudaExecution() {
+  if (!work_) return;
+  // Errors were reported by the step or Finish that met them.
+  cudaStreamSynchronize(work_->stream.get());
+  cudaGetLastError();
 }
 
 void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) {
   const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
   Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
+  Check(work_ != nullptr, Status::kInternal, "node '" + node + "': run after the execution finished");
   CurrentDevice current(device_.id);
   try {
-    cuda_kernel->Enqueue(args, stream_.context());
+    cuda_kernel->Enqueue(args, work_->stream.context());
   } catch (const Error& e) {
     throw Error(e.status(), "node '" + node + "' on " + device_.ToString() + ": " + e.what());
   }
 }
 
+const void* CudaExecution::StageHostInput(const void* host, size_t bytes) {
+  Check(work_ != nullptr, Status::kInternal, "an input staged after the execution finished");
+  if (bytes == 0) return host;
+  const std::string where = " on " + device_.ToString();
+  CurrentDevice current(device_.id);
+  void* pinned = PinnedHostMemory().Acquire(bytes);
+  work_->pinned.push_back(pinned);
+  std::memcpy(pinned, host, bytes);
+  void* staged = ResourcesOf(device_.id).memory.Acquire(bytes);
+  work_->staged.push_back(staged);
+  CheckCuda(cudaMemcpyAsync(staged, pinned, bytes, cudaMemcpyHostToDevice, work_->stream.get()),
+            "copying an input to the device" + where);
+  return staged;
+}
+
 void CudaExecution::Finish() {
+  Check(work_ != nullptr, Status::kInternal, "an execution finished twice");
   CurrentDevice current(device_.id);
   const std::string where = " on " + device_.ToString();
-  CheckCuda(cudaEventRecord(done_, stream_.get()), "recording completion" + where);
+  CheckCuda(cudaEventRecord(work_->done, work_->stream.get()), "recording completion" + where);
   // Errors of asynchronous work (a kernel that faulted) surface here.
-  CheckCuda(cudaEventSynchronize(done_), "running the invocation" + where);
+  CheckCuda(cudaEventSynchronize(work_->done), "running the invocation" + where);
+}
+
+void CudaExecution::FinishAsync(Done done) {
+  try {
+    Check(work_ != nullptr, Status::kInternal, "an execution finished twice");
+    CurrentDevice current(device_.id);
+    CheckCuda(cudaEventRecord(work_->done, work_->stream.get()), "recording completion on " + device_.ToString());
+  } catch (...) {
+    done(std::current_exception());  // the destructor waits for the stream before giving it back
+    return;
+  }
+  std::shared_ptr<InFlight> work(std::move(work_));
+  const cudaEvent_t event = work->done;
+  const Device device = device_;
+  CompletionPoller::Pending pending;
+  pending.ready = [event] { return cudaEventQuery(event) != cudaErrorNotReady; };
+  pending.wait = [event, device]() -> std::exception_ptr {
+    try {
+      // Errors of asynchronous work (a kernel that faulted) surface here.
+      CheckCuda(cudaEventSynchronize(event), "running the invocation on " + device.ToString());
+    } catch (...) {
+      return std::current_exception();
+    }
+    return nullptr;
+  };
+  // The stream, the event and the staged inputs go back before `done` reports the outputs readable.
+  pending.done = [work = std::move(work), done = std::move(done)](std::exception_ptr failure) mutable {
+    work.reset();
+    done(failure);
+  };
+  ResourcesOf(device_.id).completions.Add(std::move(pending));
 }
 
 }  // namespace qv::cuda

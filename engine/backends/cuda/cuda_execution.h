@@ -1,12 +1,15 @@
 // One invocation's run of a plan on a GPU: a stream borrowed from the device's pool for the whole
-// invocation, every step enqueued on it in order, and Finish waiting on an event recorded after the
-// last step. Completion is synchronous for now: the invocation's engine thread waits in Finish.
-// (Reporting the event through the engine's PushAsync, so no thread waits, is a later step.)
+// invocation, host inputs staged onto the device on that stream, every step enqueued on it in order,
+// and an event recorded after the last step. Finish waits on the event; FinishAsync hands the event,
+// the stream and the staged inputs to the device's CompletionPoller, which reports completion from
+// its own thread and only then gives them back, so no engine thread waits on the GPU.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "backends/cuda/stream_pool.h"
@@ -16,17 +19,35 @@ namespace qv::cuda {
 class CudaExecution : public Execution {
  public:
   explicit CudaExecution(const Device& device);
-  // Waits for whatever was enqueued before handing the stream back: the plan frees the workspace
-  // the steps use right after, also when a step failed.
+  // Unless FinishAsync took them over, waits for whatever was enqueued before handing the stream and
+  // the staged inputs back: the plan frees the workspace the steps use right after, also when a step
+  // failed.
   ~CudaExecution() override;
 
   void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) override;
   void Finish() override;
+  void FinishAsync(Done done) override;
+  // Copies `host` into pinned memory now and from there to a device buffer on the stream.
+  const void* StageHostInput(const void* host, size_t bytes) override;
 
  private:
+  // What the enqueued work uses: returned (never waited for) when destroyed, so only once the work
+  // has completed.
+  struct InFlight {
+    explicit InFlight(const Device& device);
+    ~InFlight();
+    InFlight(const InFlight&) = delete;
+    InFlight& operator=(const InFlight&) = delete;
+
+    const Device device;
+    StreamPool::Lease stream;
+    cudaEvent_t done = nullptr;
+    std::vector<void*> pinned;   // from PinnedHostMemory()
+    std::vector<void*> staged;   // from the device's memory pool
+  };
+
   const Device device_;
-  StreamPool::Lease stream_;
-  cudaEvent_t done_ = nullptr;
+  std::unique_ptr<InFlight> work_;  // null once FinishAsync took it
 };
 
 }  // namespace qv::cuda

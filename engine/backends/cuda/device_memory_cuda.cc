@@ -23,15 +23,6 @@ void* OrNull(cudaError_t status, void* block) {
   return nullptr;
 }
 
-BlockPool& PinnedPool() {
-  static auto* pool = new BlockPool("pinned host memory", {[](size_t bytes) {
-                                                            void* p = nullptr;
-                                                            return OrNull(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
-                                                          },
-                                                          [](void* p) { cudaFreeHost(p); }});
-  return *pool;
-}
-
 // A block borrowed from a pool for a scope.
 class PooledBlock {
  public:
@@ -80,6 +71,15 @@ DeviceResources::DeviceResources(int id)
               }}),
       streams(id, memory) {}
 
+BlockPool& PinnedHostMemory() {
+  static auto* pool = new BlockPool("pinned host memory", {[](size_t bytes) {
+                                                            void* p = nullptr;
+                                                            return OrNull(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
+                                                          },
+                                                          [](void* p) { cudaFreeHost(p); }});
+  return *pool;
+}
+
 // Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
 // runtime's own teardown at exit.
 DeviceResources& ResourcesOf(int id) {
@@ -112,13 +112,13 @@ std::shared_ptr<Storage> CudaMemory::Allocate(const Device& device, size_t bytes
 }
 
 void CudaMemory::CopyFromHost(const Device& device, void* dst, const void* host_src, size_t bytes) const {
-  PooledBlock staging(PinnedPool(), bytes);
+  PooledBlock staging(PinnedHostMemory(), bytes);
   std::memcpy(staging.data(), host_src, bytes);
   CopyOnStream(device, dst, staging.data(), bytes, cudaMemcpyHostToDevice, "copying to the device");
 }
 
 void CudaMemory::CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const {
-  PooledBlock staging(PinnedPool(), bytes);
+  PooledBlock staging(PinnedHostMemory(), bytes);
   CopyOnStream(device, staging.data(), src, bytes, cudaMemcpyDeviceToHost, "copying from the device");
   std::memcpy(host_dst, staging.data(), bytes);
 }

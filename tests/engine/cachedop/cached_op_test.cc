@@ -51,3 +51,16 @@ TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]")
   }
   REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());
 }
+
+TEST_CASE("flag cuda_graphs: true or false on any device, anything else refused", "[cachedop]") {
+  CHECK(CachedOpOptions::Parse({}, true).record_graphs);
+  CHECK_FALSE(CachedOpOptions::Parse({{"cuda_graphs", "false"}}, true).record_graphs);
+  CHECK(CachedOpOptions::Parse({{"cuda_graphs", "1"}, {"device", "cpu(0)"}}, true).record_graphs);
+  try {
+    CachedOpOptions::Parse({{"cuda_graphs", "sometimes"}}, true);
+    FAIL("a bad value was accepted");
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::kInvalidArgument);
+    CHECK_THAT(e.what(), Catch::Contains("cuda_graphs") && Catch::Contains("sometimes"));
+  }
+}

@@ -1,0 +1,198 @@
+#include "backends/cuda/cuda_graph_replay.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "backends/cuda/cuda_devices.h"
+#include "backends/cuda/cuda_error.h"
+#include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/device_resources.h"
+#include "common/error.h"
+
+namespace qv::cuda {
+namespace {
+
+// Enqueues steps on a slot's stream while it is being captured.
+class CaptureExecution : public Execution {
+ public:
+  explicit CaptureExecution(const StreamContext& context) : context_(context) {}
+  void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
+    const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
+    Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
+    cuda_kernel->Enqueue(args, context_);
+  }
+  void Finish() override { throw Error(Status::kInternal, "a capture is finished by its replay"); }
+
+ private:
+  const StreamContext& context_;
+};
+
+}  // namespace
+
+struct CudaGraphReplay::Slot {
+  Slot(const Device& d, const StepSequence& steps) : device(d), stream(ResourcesOf(d.id).streams) {
+    CurrentDevice current(device.id);
+    BlockPool& memory = ResourcesOf(device.id).memory;
+    try {
+      if (steps.arena_bytes() > 0) arena = memory.Acquire(steps.arena_bytes());
+      for (size_t bytes : steps.input_bytes()) inputs.push_back(memory.Acquire(bytes));
+      for (size_t bytes : steps.output_bytes()) outputs.push_back(memory.Acquire(bytes));
+      CheckCuda(cudaEventCreateWithFlags(&done, cudaEventDisableTiming | cudaEventBlockingSync),
+                "creating an event on " + device.ToString());
+    } catch (...) {
+      Release();
+      throw;
+    }
+  }
+  ~Slot() { Release(); }
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+
+  // Never throws.
+  void Release() {
+    int previous = 0;
+    cudaGetDevice(&previous);
+    cudaSetDevice(device.id);
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (done != nullptr) cudaEventDestroy(done);
+    cudaGetLastError();
+    cudaSetDevice(previous);
+    exec = nullptr;
+    done = nullptr;
+    BlockPool& memory = ResourcesOf(device.id).memory;
+    if (arena != nullptr) memory.Release(arena);
+    arena = nullptr;
+    for (void* p : inputs) memory.Release(p);
+    for (void* p : outputs) memory.Release(p);
+    inputs.clear();
+    outputs.clear();
+  }
+
+  const Device device;
+  StreamPool::Lease stream;  // its cuDNN handle and workspace are baked into the graph too
+  void* arena = nullptr;
+  std::vector<void*> inputs, outputs;
+  cudaGraphExec_t exec = nullptr;  // null until recorded
+  cudaEvent_t done = nullptr;
+};
+
+CudaGraphReplay::CudaGraphReplay(const StepSequence& steps, const Device& device) : steps_(steps), device_(device) {}
+
+CudaGraphReplay::~CudaGraphReplay() = default;
+
+CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (unrecordable_) return nullptr;
+  if (!free_.empty()) {
+    Slot* slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  if (slots_.size() >= kMaxSlots) return nullptr;
+  slots_.push_back(std::make_unique<Slot>(device_, steps_));
+  return slots_.back().get();
+}
+
+void CudaGraphReplay::Return(Slot* slot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(slot);
+}
+
+bool CudaGraphReplay::Record(Slot& slot) {
+  const cudaStream_t stream = slot.stream.get();
+  // Thread-local: another thread's calls elsewhere neither break this capture nor are broken by it.
+  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+    cudaGetLastError();
+    std::lock_guard<std::mutex> lock(mu_);
+    unrecordable_ = true;
+    return false;
+  }
+  bool enqueued = true;
+  try {
+    CaptureExecution execution(slot.stream.context());
+    const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
+    steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
+  } catch (...) {
+    enqueued = false;  // a kernel that cannot be captured; an eager run reports any real error
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  bool ok = enqueued && ended == cudaSuccess && graph != nullptr;
+  if (ok) ok = cudaGraphInstantiate(&slot.exec, graph, 0) == cudaSuccess;
+  if (graph != nullptr) cudaGraphDestroy(graph);
+  if (ok) return true;
+  cudaGetLastError();
+  slot.exec = nullptr;
+  std::lock_guard<std::mutex> lock(mu_);
+  unrecordable_ = true;
+  return false;
+}
+
+bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
+                             const std::vector<void*>& outputs, Execution::Done& done) {
+  Slot* slot = Acquire();
+  if (slot == nullptr) return false;
+  CurrentDevice current(device_.id);
+  const std::string where = " on " + device_.ToString();
+  const cudaStream_t stream = slot->stream.get();
+  auto pinned = std::make_shared<std::vector<void*>>();
+  const auto give_back = [this, slot, pinned, stream] {
+    cudaStreamSynchronize(stream);  // what was enqueued reads the slot and the staging
+    cudaGetLastError();
+    for (void* p : *pinned) PinnedHostMemory().Release(p);
+    Return(slot);
+  };
+  try {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const size_t bytes = steps_.input_bytes()[i];
+      if (i < host_inputs.size() && host_inputs[i]) {
+        void* staging = PinnedHostMemory().Acquire(bytes);
+        pinned->push_back(staging);
+        std::memcpy(staging, inputs[i], bytes);
+        CheckCuda(cudaMemcpyAsync(slot->inputs[i], staging, bytes, cudaMemcpyHostToDevice, stream),
+                  "copying an input to the device" + where);
+      } else {
+        CheckCuda(cudaMemcpyAsync(slot->inputs[i], inputs[i], bytes, cudaMemcpyDeviceToDevice, stream),
+                  "copying an input into a graph's buffer" + where);
+      }
+    }
+    if (slot->exec == nullptr && !Record(*slot)) {
+      give_back();
+      return false;
+    }
+    CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
+    for (size_t k = 0; k < outputs.size(); ++k)
+      CheckCuda(cudaMemcpyAsync(outputs[k], slot->outputs[k], steps_.output_bytes()[k], cudaMemcpyDeviceToDevice,
+                                stream),
+                "copying a graph's output" + where);
+    CheckCuda(cudaEventRecord(slot->done, stream), "recording completion" + where);
+  } catch (...) {
+    give_back();
+    throw;
+  }
+  const cudaEvent_t event = slot->done;
+  const Device device = device_;
+  CompletionPoller::Pending pending;
+  pending.ready = [event] { return cudaEventQuery(event) != cudaErrorNotReady; };
+  pending.wait = [event, device]() -> std::exception_ptr {
+    try {
+      CheckCuda(cudaEventSynchronize(event), "running the invocation on " + device.ToString());
+    } catch (...) {
+      return std::current_exception();
+    }
+    return nullptr;
+  };
+  // The slot and the staging go back before `done` runs: the caller may drop the plan (and this) in it.
+  pending.done = [this, slot, pinned, done = std::move(done)](std::exception_ptr failure) {
+    for (void* p : *pinned) PinnedHostMemory().Release(p);
+    Return(slot);
+    done(failure);
+  };
+  ResourcesOf(device_.id).completions.Add(std::move(pending));
+  return true;
+}
+
+}  // namespace qv::cuda

@@ -1,0 +1,47 @@
+// A plan's steps replayed as a CUDA graph. A graph bakes in every address its kernels use, so each
+// recording is bound to a slot of its own: a workspace arena, a buffer per input and per output, and
+// a stream (with its cuDNN handle and kernel workspace), all held for the plan's life. An invocation
+// takes a free slot (or records a new one, up to kMaxSlots), copies its inputs into the slot's
+// buffers, launches the graph and copies the outputs out, all on the slot's stream; completion goes
+// through the device's CompletionPoller like an eager run, and gives the slot back. When every slot is
+// busy, or when the steps cannot be captured (a kernel that synchronises with the host, a copy from
+// pageable memory), the plan runs its steps eagerly instead; a plan whose capture failed once never
+// tries again.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace qv::cuda {
+
+class CudaGraphReplay : public StepReplay {
+ public:
+  static constexpr size_t kMaxSlots = 4;
+
+  CudaGraphReplay(const StepSequence& steps, const Device& device);
+  ~CudaGraphReplay() override;
+
+  bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
+              const std::vector<void*>& outputs, Execution::Done& done) override;
+
+ private:
+  struct Slot;
+  // A free slot, a new one, or null (all in use, or the steps cannot be recorded).
+  Slot* Acquire();
+  void Return(Slot* slot);
+  // Captures the steps into slot.exec; false (and never again) if they cannot be captured.
+  bool Record(Slot& slot);
+
+  const StepSequence& steps_;
+  const Device device_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // guarded by mu_
+  std::vector<Slot*> free_;                   // guarded by mu_
+  bool unrecordable_ = false;                 // guarded by mu_
+};
+
+}  // namespace qv::cuda
