@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -111,6 +112,10 @@ class Execution {
     static_cast<void>(bytes);
     return host;
   }
+  // Copies `bytes` between two of the device's buffers in order with the steps (a fused sum's residual
+  // into the output its kernel adds to). Throws Error. The default is for devices computing in host
+  // memory, where steps run synchronously.
+  virtual void CopyInOrder(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
 };
 
 // A plan's steps as one unit, for a backend that records them once and replays the recording.

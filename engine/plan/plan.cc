@@ -235,10 +235,6 @@ std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const ConstantMap& 
                                     bool replay) {
   auto plan = std::unique_ptr<Plan>(new Plan(backend, device));
   Builder(graph, constants, inputs, precision, store, plan.get()).Build();
-  // The copy before a fused sum is synchronous and on no stream of the execution's.
-  for (const Step& step : plan->steps_)
-    Check(step.accumulate_input < 0 || !backend.completes_asynchronously(), Status::kInternal,
-          "node '" + step.node + "': a fused sum on a device that completes asynchronously");
   if (replay) plan->replay_ = backend.NewStepReplay(*plan, device);
   return plan;
 }
@@ -254,7 +250,6 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
     }
     return nullptr;
   };
-  const DeviceMemory& memory = backend_.memory();
   ExecArgs args;
   for (const Step& step : steps_) {
     if (before_step) before_step();
@@ -263,7 +258,7 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
     for (const auto& ref : step.inputs) args.inputs.push_back(resolve(ref));
     for (const auto& ref : step.outputs) args.outputs.push_back(resolve(ref));
     if (step.accumulate_input >= 0)
-      memory.Copy(device_, args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
+      execution.CopyInOrder(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
     fault::Hit(fault::Site::kKernel);
     execution.Run(*step.kernel, args, step.parallelism, step.node);
   }

@@ -67,6 +67,12 @@ const void* CudaExecution::StageHostInput(const void* host, size_t bytes) {
   return staged;
 }
 
+void CudaExecution::CopyInOrder(void* dst, const void* src, size_t bytes) {
+  Check(work_ != nullptr, Status::kInternal, "a copy after the execution finished");
+  CurrentDevice current(device_.id);
+  EnqueueDeviceCopy(work_->stream.context(), dst, src, bytes, device_.id);
+}
+
 void CudaExecution::Finish() {
   Check(work_ != nullptr, Status::kInternal, "an execution finished twice");
   CurrentDevice current(device_.id);

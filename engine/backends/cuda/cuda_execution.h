@@ -29,6 +29,7 @@ class CudaExecution : public Execution {
   void FinishAsync(Done done) override;
   // Copies `host` into pinned memory now and from there to a device buffer on the stream.
   const void* StageHostInput(const void* host, size_t bytes) override;
+  void CopyInOrder(void* dst, const void* src, size_t bytes) override;
 
  private:
   // What the enqueued work uses: returned (never waited for) when destroyed, so only once the work

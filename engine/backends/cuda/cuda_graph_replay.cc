@@ -18,16 +18,20 @@ namespace {
 // Enqueues steps on a slot's stream while it is being captured.
 class CaptureExecution : public Execution {
  public:
-  explicit CaptureExecution(const StreamContext& context) : context_(context) {}
+  CaptureExecution(const StreamContext& context, int device) : context_(context), device_(device) {}
   void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
     const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
     Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
     cuda_kernel->Enqueue(args, context_);
   }
+  void CopyInOrder(void* dst, const void* src, size_t bytes) override {
+    EnqueueDeviceCopy(context_, dst, src, bytes, device_);
+  }
   void Finish() override { throw Error(Status::kInternal, "a capture is finished by its replay"); }
 
  private:
   const StreamContext& context_;
+  const int device_;
 };
 
 }  // namespace
@@ -112,7 +116,7 @@ bool CudaGraphReplay::Record(Slot& slot) {
   }
   bool enqueued = true;
   try {
-    CaptureExecution execution(slot.stream.context());
+    CaptureExecution execution(slot.stream.context(), slot.device.id);
     const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
     steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
   } catch (...) {

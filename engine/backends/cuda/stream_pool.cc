@@ -8,6 +8,11 @@
 
 namespace qv::cuda {
 
+void EnqueueDeviceCopy(const StreamContext& on, void* dst, const void* src, size_t bytes, int device) {
+  CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, on.stream),
+            "copying a residual into its sum's output on gpu(" + std::to_string(device) + ")");
+}
+
 StreamPool::~StreamPool() {
   for (const StreamContext& c : free_) {
     cudnnDestroy(c.dnn);

@@ -25,6 +25,10 @@ struct StreamContext {
   size_t workspace_bytes = 0;
 };
 
+// Enqueues a copy of `bytes` between two buffers of gpu(`device`) on `on.stream`. Throws
+// Error(Status::kDevice).
+void EnqueueDeviceCopy(const StreamContext& on, void* dst, const void* src, size_t bytes, int device);
+
 class StreamPool {
  public:
   // Workspaces are taken from `memory`, the same device's pool.
