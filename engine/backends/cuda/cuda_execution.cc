@@ -82,6 +82,21 @@ void CudaExecution::Finish() {
   CheckCuda(cudaEventSynchronize(work_->done), "running the invocation" + where);
 }
 
+CompletionPoller::Pending AwaitEvent(cudaEvent_t event, const Device& device) {
+  CompletionPoller::Pending pending;
+  pending.ready = [event] { return cudaEventQuery(event) != cudaErrorNotReady; };
+  pending.wait = [event, device]() -> std::exception_ptr {
+    try {
+      // Errors of asynchronous work (a kernel that faulted) surface here.
+      CheckCuda(cudaEventSynchronize(event), "running the invocation on " + device.ToString());
+    } catch (...) {
+      return std::current_exception();
+    }
+    return nullptr;
+  };
+  return pending;
+}
+
 void CudaExecution::FinishAsync(Done done) {
   try {
     Check(work_ != nullptr, Status::kInternal, "an execution finished twice");
@@ -94,17 +109,7 @@ void CudaExecution::FinishAsync(Done done) {
   std::shared_ptr<InFlight> work(std::move(work_));
   const cudaEvent_t event = work->done;
   const Device device = device_;
-  CompletionPoller::Pending pending;
-  pending.ready = [event] { return cudaEventQuery(event) != cudaErrorNotReady; };
-  pending.wait = [event, device]() -> std::exception_ptr {
-    try {
-      // Errors of asynchronous work (a kernel that faulted) surface here.
-      CheckCuda(cudaEventSynchronize(event), "running the invocation on " + device.ToString());
-    } catch (...) {
-      return std::current_exception();
-    }
-    return nullptr;
-  };
+  CompletionPoller::Pending pending = AwaitEvent(event, device);
   // The stream, the event and the staged inputs go back before `done` reports the outputs readable.
   pending.done = [work = std::move(work), done = std::move(done)](std::exception_ptr failure) mutable {
     work.reset();

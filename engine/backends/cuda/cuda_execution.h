@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/completion_poller.h"
 #include "backends/cuda/stream_pool.h"
 
 namespace qv::cuda {
@@ -50,5 +51,9 @@ class CudaExecution : public Execution {
   const Device device_;
   std::unique_ptr<InFlight> work_;  // null once FinishAsync took it
 };
+
+// The completion thread's handle on `event` (recorded after an invocation's last step on `device`):
+// whether it has completed, and waiting for it, which reports a faulting kernel's error.
+CompletionPoller::Pending AwaitEvent(cudaEvent_t event, const Device& device);
 
 }  // namespace qv::cuda

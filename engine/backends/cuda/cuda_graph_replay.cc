@@ -8,6 +8,7 @@
 
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
+#include "backends/cuda/cuda_execution.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_resources.h"
 #include "common/error.h"
@@ -179,16 +180,7 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
   }
   const cudaEvent_t event = slot->done;
   const Device device = device_;
-  CompletionPoller::Pending pending;
-  pending.ready = [event] { return cudaEventQuery(event) != cudaErrorNotReady; };
-  pending.wait = [event, device]() -> std::exception_ptr {
-    try {
-      CheckCuda(cudaEventSynchronize(event), "running the invocation on " + device.ToString());
-    } catch (...) {
-      return std::current_exception();
-    }
-    return nullptr;
-  };
+  CompletionPoller::Pending pending = AwaitEvent(event, device);
   // The slot and the staging go back before `done` runs: the caller may drop the plan (and this) in it.
   pending.done = [this, slot, pinned, done = std::move(done)](std::exception_ptr failure) {
     for (void* p : *pinned) PinnedHostMemory().Release(p);
