@@ -236,10 +236,10 @@ void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
     Check(a.dtype() == DType::kFloat32, Status::kShape,
           what + " is " + DTypeName(a.dtype()) + ", expected float32");
     // Host inputs of an op on another device are staged onto it by the invocation (Plan::RunAsync).
-    const bool on_host = options_.device.type != DeviceType::kCpu;  // host inputs are accepted too
+    const bool stages_host_inputs = options_.device.type != DeviceType::kCpu;
     Check(a.device() == options_.device || a.device().type == DeviceType::kCpu, Status::kDevice,
           what + " is on " + a.device().ToString() + ", expected " + options_.device.ToString() +
-              (on_host ? " or the CPU" : ""));
+              (stages_host_inputs ? " or the CPU" : ""));
     for (int64_t d : a.shape())
       Check(d > 0, Status::kShape, what + " has shape " + ShapeToString(a.shape()) + " with an empty dimension");
   }
