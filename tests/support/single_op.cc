@@ -88,9 +88,8 @@ Tensor Array::ToTensor() const {
   return t;
 }
 
-CompiledGraph::CompiledGraph(const std::string& json, const std::map<std::string, Tensor>& params,
-                             const AttrMap& flags) {
-  Check(QvSymbolCreateFromJSON(json.c_str(), &sym_), "QvSymbolCreateFromJSON");
+int CreateCachedOp(QvSymbolHandle sym, const std::map<std::string, Tensor>& params, const AttrMap& flags,
+                   int thread_safe, QvCachedOpHandle* out) {
   std::vector<Array> arrays;
   std::vector<const char*> names;
   std::vector<QvNDArrayHandle> handles;
@@ -104,16 +103,21 @@ CompiledGraph::CompiledGraph(const std::string& json, const std::map<std::string
     keys.push_back(kv.first.c_str());
     vals.push_back(kv.second.c_str());
   }
-  const int status = QvCreateCachedOpEx(sym_, static_cast<uint32_t>(names.size()), names.data(), handles.data(),
-                                        static_cast<int>(keys.size()), keys.data(), vals.data(), &op_,
-                                        /*thread_safe=*/1);
+  // `arrays` go out of scope on return: the op must keep its own copy of the parameters.
+  return QvCreateCachedOpEx(sym, static_cast<uint32_t>(names.size()), names.data(), handles.data(),
+                            static_cast<int>(keys.size()), keys.data(), vals.data(), out, thread_safe);
+}
+
+CompiledGraph::CompiledGraph(const std::string& json, const std::map<std::string, Tensor>& params,
+                             const AttrMap& flags) {
+  Check(QvSymbolCreateFromJSON(json.c_str(), &sym_), "QvSymbolCreateFromJSON");
+  const int status = CreateCachedOp(sym_, params, flags, /*thread_safe=*/1, &op_);
   if (status != QV_OK) {
     const std::string message = QvGetLastError();  // before QvSymbolFree can touch it
     QvSymbolFree(sym_);
     sym_ = nullptr;
     throw std::runtime_error("QvCreateCachedOpEx failed (status " + std::to_string(status) + "): " + message);
   }
-  // `arrays` go out of scope here: the op must keep its own copy of the parameters.
 }
 
 CompiledGraph::~CompiledGraph() {

@@ -82,6 +82,10 @@ class Array {
   QvNDArrayHandle h_ = nullptr;
 };
 
+// QvCreateCachedOpEx over `sym`, with these parameters (made on the CPU) and flags. Returns its status.
+int CreateCachedOp(QvSymbolHandle sym, const std::map<std::string, qv_ref::Tensor>& params, const AttrMap& flags,
+                   int thread_safe, QvCachedOpHandle* out);
+
 // A symbol compiled into a thread-safe cached op (on the CPU unless flags name a device), with its
 // parameters bound.
 class CompiledGraph {

@@ -60,22 +60,7 @@ class Op {
  public:
   Op(const Chain& chain, const std::map<std::string, std::string>& flags, int thread_safe = 1) {
     qv_test::Check(QvSymbolCreateFromJSON(chain.json.c_str(), &sym_), "QvSymbolCreateFromJSON");
-    std::vector<Array> arrays;
-    std::vector<const char*> names;
-    std::vector<QvNDArrayHandle> handles;
-    for (const auto& kv : chain.params) {
-      arrays.push_back(Array::FromTensor(kv.second));
-      names.push_back(kv.first.c_str());
-      handles.push_back(arrays.back().get());
-    }
-    std::vector<const char*> keys, vals;
-    for (const auto& kv : flags) {
-      keys.push_back(kv.first.c_str());
-      vals.push_back(kv.second.c_str());
-    }
-    qv_test::Check(QvCreateCachedOpEx(sym_, static_cast<uint32_t>(names.size()), names.data(), handles.data(),
-                                      static_cast<int>(keys.size()), keys.data(), vals.data(), &op_, thread_safe),
-                   "QvCreateCachedOpEx");
+    qv_test::Check(qv_test::CreateCachedOp(sym_, chain.params, flags, thread_safe, &op_), "QvCreateCachedOpEx");
   }
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
