@@ -58,4 +58,14 @@ class LeakyReluOp : public OpDef {
 const OpRegistrar kRegister({{"LeakyReLU"}}, new LeakyReluOp);
 
 }  // namespace
+PReluGeometry ResolvePRelu(const Shape& x, const Shape& gamma) {
+  const size_t axis = x.size() >= 2 ? 1 : 0;
+  PReluGeometry g;
+  for (size_t d = 0; d < axis; ++d) g.outer *= x[d];
+  g.channels = x[axis];
+  for (size_t d = axis + 1; d < x.size(); ++d) g.inner *= x[d];
+  g.shared = gamma[0] == 1;
+  return g;
+}
+
 }  // namespace qv

@@ -17,6 +17,14 @@ struct LeakyReluParams {
   static LeakyReluParams Parse(const Attrs& attrs);
 };
 
+// How prelu reads gamma over x: one slope per channel (axis 1, or axis 0 of 1-D data) for `outer`
+// blocks of `channels` planes of `inner` values, or one slope for all when gamma holds one value.
+struct PReluGeometry {
+  int64_t outer = 1, channels = 1, inner = 1;
+  bool shared = false;
+};
+PReluGeometry ResolvePRelu(const Shape& x, const Shape& gamma);
+
 // SELU's constants (Klambauer et al.), as MXNet uses them.
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluLambda = 1.0507009873554804934193349852946;

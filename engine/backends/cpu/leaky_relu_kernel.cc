@@ -33,15 +33,12 @@ class PReluKernel : public Kernel {
 
 KernelBuild BuildPRelu(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
-  const size_t axis = x.size() >= 2 ? 1 : 0;
-  int64_t outer = 1, inner = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= x[d];
-  for (size_t d = axis + 1; d < x.size(); ++d) inner *= x[d];
+  const PReluGeometry g = ResolvePRelu(x, req.inputs[1].type.shape);
   KernelBuild build;
   build.runtime_inputs = {0, 1};
   build.input_descs = {PlainDesc(x), PlainDesc(req.inputs[1].type.shape)};
   build.output_descs = {PlainDesc(x)};
-  build.kernel = std::make_unique<PReluKernel>(outer, x[axis], inner, req.inputs[1].type.shape[0] == 1);
+  build.kernel = std::make_unique<PReluKernel>(g.outer, g.channels, g.inner, g.shared);
   return build;
 }
 

@@ -46,4 +46,14 @@ CurrentDevice::CurrentDevice(int id) {
 
 CurrentDevice::~CurrentDevice() { cudaSetDevice(previous_); }
 
+CurrentDeviceQuietly::CurrentDeviceQuietly(int id) {
+  cudaGetDevice(&previous_);
+  cudaSetDevice(id);
+}
+
+CurrentDeviceQuietly::~CurrentDeviceQuietly() {
+  cudaGetLastError();
+  cudaSetDevice(previous_);
+}
+
 }  // namespace qv::cuda

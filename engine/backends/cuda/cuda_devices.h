@@ -19,4 +19,17 @@ class CurrentDevice {
   int previous_ = 0;
 };
 
+// CurrentDevice for cleanup that must not throw (destructors): a failure to switch is ignored, and
+// whatever error the scope leaves behind is cleared when it ends.
+class CurrentDeviceQuietly {
+ public:
+  explicit CurrentDeviceQuietly(int id);
+  ~CurrentDeviceQuietly();
+  CurrentDeviceQuietly(const CurrentDeviceQuietly&) = delete;
+  CurrentDeviceQuietly& operator=(const CurrentDeviceQuietly&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 }  // namespace qv::cuda

@@ -1,6 +1,5 @@
 #include "backends/cuda/cuda_execution.h"
 
-#include <cstring>
 #include <utility>
 
 #include "backends/cuda/cuda_devices.h"
@@ -20,13 +19,10 @@ CudaExecution::InFlight::InFlight(const Device& d) : device(d), stream(Resources
 }
 
 CudaExecution::InFlight::~InFlight() {
-  // Nothing here may throw (CurrentDevice does).
-  int previous = 0;
-  cudaGetDevice(&previous);
-  cudaSetDevice(device.id);
-  cudaEventDestroy(done);
-  cudaGetLastError();
-  cudaSetDevice(previous);
+  {
+    CurrentDeviceQuietly current(device.id);
+    cudaEventDestroy(done);
+  }
   for (void* block : pinned) PinnedHostMemory().Release(block);
   for (void* block : staged) ResourcesOf(device.id).memory.Release(block);
 }
@@ -41,12 +37,11 @@ CudaExecution::~CudaExecution() {
 }
 
 void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) {
-  const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
-  Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
+  const CudaKernel& cuda_kernel = AsCudaKernel(kernel, node);
   Check(work_ != nullptr, Status::kInternal, "node '" + node + "': run after the execution finished");
   CurrentDevice current(device_.id);
   try {
-    cuda_kernel->Enqueue(args, work_->stream.context());
+    cuda_kernel.Enqueue(args, work_->stream.context());
   } catch (const Error& e) {
     throw Error(e.status(), "node '" + node + "' on " + device_.ToString() + ": " + e.what());
   }
@@ -55,15 +50,10 @@ void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::st
 const void* CudaExecution::StageHostInput(const void* host, size_t bytes) {
   Check(work_ != nullptr, Status::kInternal, "an input staged after the execution finished");
   if (bytes == 0) return host;
-  const std::string where = " on " + device_.ToString();
   CurrentDevice current(device_.id);
-  void* pinned = PinnedHostMemory().Acquire(bytes);
-  work_->pinned.push_back(pinned);
-  std::memcpy(pinned, host, bytes);
   void* staged = ResourcesOf(device_.id).memory.Acquire(bytes);
   work_->staged.push_back(staged);
-  CheckCuda(cudaMemcpyAsync(staged, pinned, bytes, cudaMemcpyHostToDevice, work_->stream.get()),
-            "copying an input to the device" + where);
+  work_->pinned.push_back(EnqueueCopyFromHost(staged, host, bytes, work_->stream.get(), device_.id));
   return staged;
 }
 

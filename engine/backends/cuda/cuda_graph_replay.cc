@@ -2,7 +2,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
 #include <string>
 #include <utility>
 
@@ -21,9 +20,7 @@ class CaptureExecution : public Execution {
  public:
   CaptureExecution(const StreamContext& context, int device) : context_(context), device_(device) {}
   void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
-    const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
-    Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
-    cuda_kernel->Enqueue(args, context_);
+    AsCudaKernel(kernel, node).Enqueue(args, context_);
   }
   void CopyInOrder(void* dst, const void* src, size_t bytes) override {
     EnqueueDeviceCopy(context_, dst, src, bytes, device_);
@@ -58,13 +55,11 @@ struct CudaGraphReplay::Slot {
 
   // Never throws.
   void Release() {
-    int previous = 0;
-    cudaGetDevice(&previous);
-    cudaSetDevice(device.id);
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-    if (done != nullptr) cudaEventDestroy(done);
-    cudaGetLastError();
-    cudaSetDevice(previous);
+    {
+      CurrentDeviceQuietly current(device.id);
+      if (exec != nullptr) cudaGraphExecDestroy(exec);
+      if (done != nullptr) cudaEventDestroy(done);
+    }
     exec = nullptr;
     done = nullptr;
     BlockPool& memory = ResourcesOf(device.id).memory;
@@ -154,11 +149,7 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
     for (size_t i = 0; i < inputs.size(); ++i) {
       const size_t bytes = steps_.input_bytes()[i];
       if (i < host_inputs.size() && host_inputs[i]) {
-        void* staging = PinnedHostMemory().Acquire(bytes);
-        pinned->push_back(staging);
-        std::memcpy(staging, inputs[i], bytes);
-        CheckCuda(cudaMemcpyAsync(slot->inputs[i], staging, bytes, cudaMemcpyHostToDevice, stream),
-                  "copying an input to the device" + where);
+        pinned->push_back(EnqueueCopyFromHost(slot->inputs[i], inputs[i], bytes, stream, device_.id));
       } else {
         CheckCuda(cudaMemcpyAsync(slot->inputs[i], inputs[i], bytes, cudaMemcpyDeviceToDevice, stream),
                   "copying an input into a graph's buffer" + where);

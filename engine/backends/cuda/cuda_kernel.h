@@ -44,6 +44,9 @@ struct CudaKernelRegistrar {
 KernelBuild RowMajorBuild(const KernelRequest& request, std::vector<int> runtime_inputs,
                           std::unique_ptr<CudaKernel> kernel);
 
+// `kernel` as a CUDA kernel; throws Error(Status::kInternal) naming `node` when it is another backend's.
+const CudaKernel& AsCudaKernel(const Kernel& kernel, const std::string& node);
+
 // Throws Error(Status::kDevice) naming `what` if the last kernel launch on this thread failed.
 void CheckLaunch(const char* what);
 

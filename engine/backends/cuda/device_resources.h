@@ -3,6 +3,10 @@
 // uploaded parameters and executions all draw on these.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
 #include "backends/cuda/block_pool.h"
 #include "backends/cuda/completion_poller.h"
 #include "backends/cuda/stream_pool.h"
@@ -21,5 +25,10 @@ DeviceResources& ResourcesOf(int id);
 
 // Pinned host memory, shared by every device: it stages copies between host and device.
 BlockPool& PinnedHostMemory();
+
+// Copies `bytes` of host memory at `host` into a pinned block now and enqueues its copy to `dst` on
+// gpu(`device`)'s `stream`. Returns the pinned block, which the caller gives back to PinnedHostMemory()
+// once the stream has passed the copy. Throws Error.
+void* EnqueueCopyFromHost(void* dst, const void* host, size_t bytes, cudaStream_t stream, int device);
 
 }  // namespace qv::cuda

@@ -44,6 +44,12 @@ KernelBuild RowMajorBuild(const KernelRequest& request, std::vector<int> runtime
   return build;
 }
 
+const CudaKernel& AsCudaKernel(const Kernel& kernel, const std::string& node) {
+  const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
+  Check(cuda_kernel != nullptr, Status::kInternal, "node '" + node + "': not a CUDA kernel");
+  return *cuda_kernel;
+}
+
 void CheckLaunch(const char* what) { CheckCuda(cudaGetLastError(), std::string("launching ") + what); }
 
 }  // namespace qv::cuda

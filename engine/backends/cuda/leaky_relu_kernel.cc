@@ -25,11 +25,8 @@ class PReluKernel : public CudaKernel {
 // its device copy.
 KernelBuild BuildPRelu(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
-  const size_t axis = x.size() >= 2 ? 1 : 0;
-  int64_t inner = 1;
-  for (size_t d = axis + 1; d < x.size(); ++d) inner *= x[d];
-  const bool shared = req.inputs[1].type.shape[0] == 1;
-  return RowMajorBuild(req, {0, 1}, std::make_unique<PReluKernel>(ElementCount(x), x[axis], inner, shared));
+  const PReluGeometry g = ResolvePRelu(x, req.inputs[1].type.shape);
+  return RowMajorBuild(req, {0, 1}, std::make_unique<PReluKernel>(ElementCount(x), g.channels, g.inner, g.shared));
 }
 
 KernelBuild BuildLeakyRelu(const KernelRequest& req, DeviceConstantStore&) {

@@ -83,35 +83,38 @@ TEST_CASE("The CUDA backend's one layout is row-major: no conversions between it
   CHECK(backend.StepParallelism(1e9, 1e6) == 1);
 }
 
+// What `build` throws: its status and message, or kOk when it throws nothing.
+template <typename Build>
+std::pair<Status, std::string> Refusal(Build build) {
+  try {
+    build();
+  } catch (const Error& e) {
+    return {e.status(), e.what()};
+  }
+  return {Status::kOk, ""};
+}
+
 TEST_CASE("CUDA kernels are refused before device work, naming the node and the problem", "[cuda]") {
   const TensorType x{{2, 8}, DType::kFloat32};
-  auto refusal = [](auto build) -> std::pair<Status, std::string> {
-    try {
-      build();
-    } catch (const Error& e) {
-      return {e.status(), e.what()};
-    }
-    return {Status::kOk, ""};
-  };
 
   // An operator no backend has (every real one may gain a CUDA kernel).
-  auto [status, message] = refusal([&] { BuildOnGpu("NoSuchOperator", {}, {x}, {x}); });
+  auto [status, message] = Refusal([&] { BuildOnGpu("NoSuchOperator", {}, {x}, {x}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (NoSuchOperator)") && Catch::Contains("has no kernel on gpu(0)"));
 
   const TensorType weight{{4, 8}, DType::kFloat32}, fc_out{{2, 4}, DType::kFloat32};
-  std::tie(status, message) = refusal(
+  std::tie(status, message) = Refusal(
       [&] { BuildOnGpu("FullyConnected", {{"num_hidden", "4"}, {"no_bias", "True"}}, {x, weight}, {fc_out}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (FullyConnected)") && Catch::Contains("weight must be a parameter"));
 
   const TensorType nine{{1, 1, 1, 1, 1, 1, 1, 1, 2}, DType::kFloat32};
-  std::tie(status, message) = refusal([&] { BuildOnGpu("broadcast_add", {}, {nine, nine}, {nine}); });
+  std::tie(status, message) = Refusal([&] { BuildOnGpu("broadcast_add", {}, {nine, nine}, {nine}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("9 dimensions") && Catch::Contains("at most 8"));
 
   const Backend& backend = FindBackend(kGpu0);
-  std::tie(status, message) = refusal([&] { backend.ResolvePrecision(Precision::kBFloat16, kGpu0); });
+  std::tie(status, message) = Refusal([&] { backend.ResolvePrecision(Precision::kBFloat16, kGpu0); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("bfloat16") && Catch::Contains("gpu(0)"));
 }
@@ -187,21 +190,13 @@ TEST_CASE("The CUDA backend fuses into Convolution a residual sum, then a ReLU o
 }
 
 TEST_CASE("A CUDA convolution is refused before device work when cuDNN could not run it", "[cuda]") {
-  auto refusal = [](auto build) -> std::pair<Status, std::string> {
-    try {
-      build();
-    } catch (const Error& e) {
-      return {e.status(), e.what()};
-    }
-    return {Status::kOk, ""};
-  };
   const TensorType x{{1, 4, 8, 8}, DType::kFloat32}, w{{6, 4, 3, 3}, DType::kFloat32}, y{{1, 6, 6, 6}, DType::kFloat32};
   const std::map<std::string, std::string> attrs = {{"kernel", "(3, 3)"}, {"num_filter", "6"}, {"no_bias", "True"}};
-  auto [status, message] = refusal([&] { BuildOnGpu("Convolution", attrs, {x, w}, {y}); });
+  auto [status, message] = Refusal([&] { BuildOnGpu("Convolution", attrs, {x, w}, {y}); });
   CHECK(status == Status::kUnsupported);
   CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("weight must be a parameter"));
 
-  std::tie(status, message) = refusal([&] {
+  std::tie(status, message) = Refusal([&] {
     BuildOnGpu("Convolution", {{"kernel", "(3,)"}, {"num_filter", "6"}}, {{{1, 4, 8}, DType::kFloat32}}, {y});
   });
   CHECK(status == Status::kUnsupported);

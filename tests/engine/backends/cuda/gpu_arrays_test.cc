@@ -7,7 +7,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "quiver/c_api.h"
@@ -65,6 +64,26 @@ TEST_CASE("An allocation bigger than the device fails with QV_ERR_OUT_OF_MEMORY 
   CHECK(QvNDArrayFree(ok) == QV_OK);
 }
 
+// Runs the tiny model's op once on `batch` images made on `device_type` (values i % period / period -
+// 0.5) and returns its output.
+std::vector<float> RunTiny(QvCachedOpHandle op, int device_type, int64_t batch, int period) {
+  using namespace quiver_test;
+  const int64_t shape[4] = {batch, kTinyInChannels, 9, 9};
+  std::vector<float> input(static_cast<size_t>(batch * kTinyInChannels * 81));
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % period) / period - 0.5f;
+  QvNDArrayHandle in = nullptr;
+  REQUIRE(QvNDArrayCreate(shape, 4, device_type, 0, QV_FLOAT32, &in) == QV_OK);
+  REQUIRE(QvNDArraySyncCopyFromCPU(in, input.data(), input.size() * sizeof(float)) == QV_OK);
+  uint32_t n_out = 0;
+  QvNDArrayHandle* outs = nullptr;
+  REQUIRE(QvInvokeAsync(op, 1, &in, &n_out, &outs) == QV_OK);
+  std::vector<float> result(static_cast<size_t>(batch * kTinyClasses));
+  REQUIRE(QvNDArraySyncCopyToCPU(outs[0], result.data(), result.size() * sizeof(float)) == QV_OK);
+  QvNDArrayFree(outs[0]);
+  QvNDArrayFree(in);
+  return result;
+}
+
 TEST_CASE("GPU parameters are copied into a CPU op", "[gpu]") {
   using namespace quiver_test;
   TinyParams cpu_params = MakeTinyParams();
@@ -86,23 +105,8 @@ TEST_CASE("GPU parameters are copied into a CPU op", "[gpu]") {
   INFO(QvGetLastError());
   REQUIRE(TryCreateCachedOp(TinyModelJson(), gpu_params, {}, 1, &from_gpu) == QV_OK);
 
-  const int64_t shape[4] = {2, kTinyInChannels, 9, 9};
-  std::vector<float> input(2 * kTinyInChannels * 81);
-  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 17) / 17.0f - 0.5f;
-  QvNDArrayHandle in = nullptr;
-  REQUIRE(QvNDArrayCreate(shape, 4, QV_CPU, 0, QV_FLOAT32, &in) == QV_OK);
-  REQUIRE(QvNDArraySyncCopyFromCPU(in, input.data(), input.size() * sizeof(float)) == QV_OK);
-  std::vector<float> a(2 * kTinyClasses), b(2 * kTinyClasses);
-  for (auto [op, result] : {std::make_pair(from_cpu, &a), std::make_pair(from_gpu, &b)}) {
-    uint32_t n_out = 0;
-    QvNDArrayHandle* outs = nullptr;
-    REQUIRE(QvInvokeAsync(op, 1, &in, &n_out, &outs) == QV_OK);
-    QvNDArrayHandle out = outs[0];
-    REQUIRE(QvNDArraySyncCopyToCPU(out, result->data(), result->size() * sizeof(float)) == QV_OK);
-    QvNDArrayFree(out);
-  }
+  const std::vector<float> a = RunTiny(from_cpu, QV_CPU, 2, 17), b = RunTiny(from_gpu, QV_CPU, 2, 17);
   CHECK(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
-  QvNDArrayFree(in);
   QvFreeCachedOp(from_cpu);
   QvFreeCachedOp(from_gpu);
 }
@@ -115,22 +119,7 @@ TEST_CASE("The tiny residual network (conv + BatchNorm + residual add, pooling, 
   INFO(QvGetLastError());
   REQUIRE(TryCreateCachedOp(TinyModelJson(), params, {{"device", "gpu(0)"}}, 1, &gpu) == QV_OK);
 
-  const int64_t shape[4] = {3, kTinyInChannels, 9, 9};
-  std::vector<float> input(3 * kTinyInChannels * 81);
-  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 23) / 23.0f - 0.5f;
-  std::vector<float> want(3 * kTinyClasses), got(3 * kTinyClasses);
-  for (auto [op, device, result] : {std::make_tuple(cpu, QV_CPU, &want), std::make_tuple(gpu, QV_GPU, &got)}) {
-    QvNDArrayHandle in = nullptr;
-    REQUIRE(QvNDArrayCreate(shape, 4, device, 0, QV_FLOAT32, &in) == QV_OK);
-    REQUIRE(QvNDArraySyncCopyFromCPU(in, input.data(), input.size() * sizeof(float)) == QV_OK);
-    uint32_t n_out = 0;
-    QvNDArrayHandle* outs = nullptr;
-    REQUIRE(QvInvokeAsync(op, 1, &in, &n_out, &outs) == QV_OK);
-    QvNDArrayHandle out = outs[0];
-    REQUIRE(QvNDArraySyncCopyToCPU(out, result->data(), result->size() * sizeof(float)) == QV_OK);
-    QvNDArrayFree(out);
-    QvNDArrayFree(in);
-  }
+  const std::vector<float> want = RunTiny(cpu, QV_CPU, 3, 23), got = RunTiny(gpu, QV_GPU, 3, 23);
   // Softmax outputs: within 1e-5 of their scale, 1.
   for (size_t i = 0; i < want.size(); ++i) CHECK(std::abs(got[i] - want[i]) <= 1e-5f);
   QvFreeCachedOp(cpu);
