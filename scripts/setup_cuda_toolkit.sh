@@ -22,7 +22,7 @@ REQUIREMENTS=(
   "nvidia-cublas==13.0.2.14"
   "nvidia-cudnn-cu13==9.13.0.50"
 )
-LAYOUT=4  # the toolkit folder's layout: raise it when create() changes, so cached ones are made anew
+LAYOUT=5  # the toolkit folder's layout: raise it when create() changes, so cached ones are made anew
 
 source "$(dirname "${BASH_SOURCE[0]}")/cached_venv.sh"
 CACHED_VENV_LOG=setup_cuda_toolkit
@@ -43,10 +43,12 @@ create() {
   ln -sfn "targets/x86_64-linux/include" "$ROOT/include"
   ln -sfn "targets/x86_64-linux/lib" "$ROOT/lib64"
   # Every library under its versioned and its unversioned name.
-  # cuDNN beside the toolkit, where CMakeLists.txt looks for it (root/cudnn/{include,lib}).
+  # cuDNN beside the toolkit, where CMakeLists.txt looks for it (root/cudnn/{include,lib}). Every one of
+  # its libraries: libcudnn.so.9 loads the others (libcudnn_graph.so.9, ...) from its $ORIGIN, which is
+  # this folder of links, not the wheel's (without them it aborts the process at its first call).
   mkdir -p "$ROOT/cudnn/lib"
   ln -sfn "$nv/cudnn/include" "$ROOT/cudnn/include"
-  ln -sfn "$nv/cudnn/lib/libcudnn.so.9" "$ROOT/cudnn/lib/libcudnn.so.9"
+  for lib in "$nv"/cudnn/lib/*.so*; do ln -sfn "$lib" "$ROOT/cudnn/lib/$(basename "$lib")"; done
   ln -sfn libcudnn.so.9 "$ROOT/cudnn/lib/libcudnn.so"
   for lib in "$cuda"/lib/*.so* "$cuda"/lib/*.a; do
     name="$(basename "$lib")"
