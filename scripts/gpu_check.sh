@@ -2,24 +2,36 @@
 # The GPU check: on a bare GPU machine, builds Quiver with its CUDA backend and checks everything that
 # needs the GPU, in one command of at most 9 minutes. Made for the device tool (see README, "Checking
 # on a GPU machine"): here `bash scripts/gpu_bundle.sh`, then a run with carry [".gpu-carry"] and
-# command `bash scripts/gpu_check.sh`.
+# command `bash scripts/gpu_check.sh`; with 30 minutes of device time, two calls on one warm machine:
+# QUIVER_GPU_CHECK_STAGES="a b c d e f" (correctness), then "a b g h" (speed; b reuses the build).
 #
-# Stages, each time-boxed; a stage that fails is recorded and the next one still runs:
-#   a  the machine: nvidia-smi, nvcc, cmake, ninja, python3's torch/numpy, compute-sanitizer
+# Stages, each time-boxed within the check's budget; a stage that fails is recorded and the next one
+# still runs:
+#   a  the machine: nvidia-smi, nvcc, cmake, ninja, the compiler, python3's torch/numpy,
+#      compute-sanitizer; once b has built, the CUDA runtime, cuDNN and cuBLASLt versions loaded
 #   b  the build (CUDA toolkit: nvcc on PATH or /usr/local/cuda; cuDNN and, if the toolkit lacks it,
-#      cuBLAS from python3's nvidia wheels; oneDNN, nlohmann/json and Catch2 from .gpu-carry)
+#      cuBLAS from python3's nvidia wheels; oneDNN, nlohmann/json and Catch2 from .gpu-carry), with
+#      QUIVER_WERROR=OFF (a compiler never tried here may warn): the warnings are counted instead. On a
+#      warm machine a second call rebuilds only the files whose content changed (scripts/keep_mtimes.py)
 #   c  the CUDA suites: every GPU operator against the CPU (quiver_cuda_gpu_tests), the host suite,
-#      the multi-GPU suite (skips itself on one GPU)
+#      the multi-GPU suite (skips itself on one GPU). Catch2's XML report is read even when a crash or
+#      a timeout cut it short; the cases that never ran then run one by one (20 s each, 2 minutes in
+#      all, stopping at the first timeout)
 #   d  the GPU fixtures (tests/gpu/check_fixtures.py): Quiver on gpu(0) and cpu against MXNet 1.9.1's
 #      recorded outputs (1e-4 of the output's scale), and gpu(0) against cpu
-#   e  the GPU suite's concurrency, asynchronous-completion and CUDA-graph test cases, each reported
+#   e  the GPU suite's concurrency, asynchronous-completion, CUDA-graph, freeing-in-flight, deadline
+#      and cancellation cases, each reported
 #   f  compute-sanitizer memcheck on the fixture runner (digits CNN, MobileNetV2 0.25) on gpu(0)
 #   g  ResNet-50 FP32, Quiver vs PyTorch eager and with CUDA graphs (bench/gpu/compare_torch.py)
 #   h  CPU dynamic batching: ResNet-18 at 16 batch-1 clients without and with max_batch_size=16
 #      batch_timeout_us=2000 (target: >= 1.3x)
-# Writes $OUT/gpu_check.md (the table: stage | result | key figures | seconds, then the benchmark's
-# table), $OUT/gpu_check.log (every command's output) and $OUT/bench_gpu.json; prints the table last.
-# Without $OUT (not on the device machine) they go to ./gpu-check-out.
+# Writes to $OUT: gpu_check.md (the table: stage | result | key figures | seconds; then every failed
+# assertion with its expression, expansion and exception text; then the benchmark's table),
+# gpu_check.log (every command's output, at most 15 MiB: the device tool returns files up to 16),
+# gpu_suite.xml (the GPU suite's Catch2 report), memcheck.txt and bench_gpu.json; prints the table
+# last. Without $OUT (not on the device machine) they go to ./gpu-check-out.
+# Python stages run with the environment the machine gives (PyTorch's own CUDA libraries must win);
+# Quiver's binaries find cuDNN and cuBLAS through their run path, which stage b checks.
 #
 # Settings (environment):
 #   QUIVER_GPU_CHECK_BUDGET_S  total seconds (default 540); stages that no longer fit are "not run"
@@ -33,6 +45,7 @@
 #   QUIVER_GPU_CHECK_PYTHON    the python with numpy (default python3; on the GPU machine it has torch)
 #   QUIVER_GPU_CHECK_ASSUME_GPU=1  runs the GPU stages even without a GPU: a test of how they report
 #                              failures (they all fail or say "not run")
+#   QUIVER_GPU_CHECK_CASE_S    seconds for each case run one by one after a crash (default 20)
 # Exit status: 0 when no stage failed, 1 otherwise.
 set -uo pipefail  # no -e: a failing stage must not end the check
 
@@ -46,11 +59,17 @@ BUILD="$WORK/build"
 BUDGET="${QUIVER_GPU_CHECK_BUDGET_S:-540}"
 DRY="${QUIVER_GPU_CHECK_DRY:-0}"
 JOBS="${QUIVER_GPU_CHECK_JOBS:-$(nproc)}"
+CASE_S="${QUIVER_GPU_CHECK_CASE_S:-20}"
 LOG="$OUT/gpu_check.log"
 MD="$OUT/gpu_check.md"
+FAILURES_MD="$WORK/failures.md"   # every failed assertion, for the table's reader
+CMD_OUT="$WORK/command.out"       # the running command's output, before it joins the log
+LOG_MAX=$((15 << 20))             # the log's size limit: the device tool returns files up to 16 MiB
+COMMAND_LOG_MAX=$((4 << 20))      # what one command may add to it
 START="$(date +%s)"
 mkdir -p "$WORK"
 : >"$LOG"
+: >"$FAILURES_MD"
 PY="${QUIVER_GPU_CHECK_PYTHON:-$(command -v python3 || true)}"
 # cmake and ninja may be only in python3's venv (pip packages), nvidia-smi in the driver's folder.
 [ -n "$PY" ] && PATH="$PATH:$(dirname "$PY")"
@@ -59,7 +78,7 @@ export PATH
 
 STAGES=(a b c d e f g h)
 declare -A TITLE=([a]="machine and versions" [b]="build (CUDA)" [c]="CUDA suites: GPU ops vs CPU"
-  [d]="fixtures vs MXNet 1.9.1" [e]="concurrency, async, CUDA graphs" [f]="compute-sanitizer memcheck"
+  [d]="fixtures vs MXNet 1.9.1" [e]="concurrency, async, graphs, deadlines" [f]="compute-sanitizer memcheck"
   [g]="ResNet-50 vs PyTorch" [h]="CPU batching, 16 clients")
 declare -A RESULT FIGURES SECS
 for s in "${STAGES[@]}"; do RESULT[$s]="not run"; FIGURES[$s]=""; SECS[$s]=""; done
@@ -68,12 +87,55 @@ HAVE_GPU=0
 
 say() { echo "gpu_check: $*" | tee -a "$LOG" >&2; }
 left() { echo $((BUDGET - ($(date +%s) - START))); }
-# Runs a command with output to the log, under `timeout` (seconds: $1).
+# Prints $1 seconds, or less: what is left of the budget, minus a margin for writing the table.
+within() {
+  local rest=$(($(left) - 5))
+  [ "$rest" -lt 1 ] && rest=1
+  echo $(($1 < rest ? $1 : rest))
+}
+# Appends a file to the log, cut to what the log and one command may still take: its head and its
+# tail, with what was left out counted.
+append_capped() {
+  local size room keep
+  size="$(stat -c %s "$1" 2>/dev/null || echo 0)"
+  room=$((LOG_MAX - $(stat -c %s "$LOG")))
+  keep=$((room < COMMAND_LOG_MAX ? room : COMMAND_LOG_MAX))
+  if [ "$size" -le "$keep" ]; then
+    cat "$1" >>"$LOG"
+  elif [ "$keep" -lt 4096 ]; then
+    echo "[$size bytes of output left out: the log is full]" >>"$LOG"
+  else
+    head -c $((keep / 2 - 100)) "$1" >>"$LOG"
+    echo -e "\n[... $((size - keep + 200)) bytes left out ...]" >>"$LOG"
+    tail -c $((keep / 2 - 100)) "$1" >>"$LOG"
+  fi
+}
+# Runs a command under `timeout` (seconds: $1, as given) with the caller's redirections. Returns its
+# status, 124 when it ran out of time (also when it had to be killed: 137 from a command that had its
+# time, not from one killed by something else).
+run_timed() {
+  local limit="$1" t0 rc
+  shift
+  t0="$(date +%s)"
+  timeout --kill-after=10 "$limit" "$@"
+  rc=$?
+  [ "$rc" = 137 ] && [ $(($(date +%s) - t0)) -ge "$limit" ] && rc=124
+  return $rc
+}
+timed_out() { [ "$1" = 124 ]; }
+
+# Runs a command under `timeout` (seconds: $1, cut to the budget), its output into the log; the
+# output stays in $CMD_OUT until the next command. Returns the command's status (124: timed out).
 logged() {
-  local limit="$1"
+  local limit rc
+  limit="$(within "$1")"
   shift
   echo "+ [timeout ${limit}s] $*" >>"$LOG"
-  timeout --kill-after=10 "$limit" "$@" >>"$LOG" 2>&1
+  run_timed "$limit" "$@" >"$CMD_OUT" 2>&1
+  rc=$?
+  append_capped "$CMD_OUT"
+  timed_out "$rc" && echo "[timed out after ${limit} s]" >>"$LOG"
+  return $rc
 }
 
 write_md() {
@@ -92,6 +154,12 @@ write_md() {
     for s in "${STAGES[@]}"; do
       echo "| $s. ${TITLE[$s]} | ${RESULT[$s]} | ${FIGURES[$s]//|//} | ${SECS[$s]} |"
     done
+    if [ -s "$FAILURES_MD" ]; then
+      echo
+      echo "## Failures"
+      echo
+      cat "$FAILURES_MD"
+    fi
     if [ -n "$BENCH_MD" ] && [ -f "$BENCH_MD" ]; then
       echo
       echo "## g. ResNet-50 FP32: Quiver vs PyTorch (bench/gpu/compare_torch.py)"
@@ -125,36 +193,44 @@ stage() {
   say "stage $id: ${RESULT[$id]} (${SECS[$id]} s) ${FIGURES[$id]}"
   write_md
 }
-trap 'say "interrupted"; write_md; exit 130' INT TERM
+trap 'append_capped "$CMD_OUT"; say "interrupted"; write_md; exit 130' INT TERM
 
 # ------------------------------------------------------------------------------------------------
 # a. The machine
 
-stage_a() {
-  local gpu="" v
+# Sets GPU (its name, driver and memory, or empty) and HAVE_GPU; every stage that needs one reads them,
+# whichever stages run.
+GPU=""
+detect_gpu() {
   if [ "$DRY" != 1 ] && command -v nvidia-smi >/dev/null; then
-    logged 30 nvidia-smi
-    gpu="$(timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>>"$LOG" |
+    GPU="$(timeout 30 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>>"$LOG" |
            head -1)"
   fi
-  if [ "$DRY" != 1 ] && [ -z "$gpu" ] && [ -n "$PY" ]; then  # no nvidia-smi: ask PyTorch
-    gpu="$(timeout 60 "$PY" -c 'import torch; print(torch.cuda.get_device_name(0) + " (seen by torch)")' 2>>"$LOG")"
+  if [ "$DRY" != 1 ] && [ -z "$GPU" ] && [ -n "$PY" ]; then  # no nvidia-smi: ask PyTorch
+    GPU="$(timeout 60 "$PY" -c 'import torch; print(torch.cuda.get_device_name(0) + " (seen by torch)")' 2>>"$LOG")"
   fi
-  [ -n "$gpu" ] && HAVE_GPU=1
+  [ -n "$GPU" ] && HAVE_GPU=1
   [ "${QUIVER_GPU_CHECK_ASSUME_GPU:-0}" = 1 ] && HAVE_GPU=1
+}
+
+stage_a() {
+  local v
+  [ "$DRY" != 1 ] && command -v nvidia-smi >/dev/null && logged 30 nvidia-smi
   v="$("$(cuda_root)/bin/nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*' | head -1)"
   {
     echo "nproc $(nproc)"; uname -a; head -2 /etc/os-release 2>/dev/null; ldd --version 2>&1 | head -1
     cmake --version 2>&1 | head -1; ninja --version 2>&1; c++ --version 2>&1 | head -1
     echo "compute-sanitizer: $(sanitizer)"
-    [ -n "$PY" ] && "$PY" -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)'
-    [ -n "$PY" ] && "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
+    echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    [ -n "$PY" ] && timeout 60 "$PY" -c 'import sys, numpy; print("python", sys.version.split()[0], "numpy", numpy.__version__)'
+    [ -n "$PY" ] && timeout 60 "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
                                                  "available", torch.cuda.is_available())'
     [ -f "$CARRY/manifest.json" ] && echo "carry: $(du -sh "$CARRY" | cut -f1)," \
       "made for $(grep -o '"made_for_commit": "[0-9a-f]*"' "$CARRY/manifest.json")"
   } >>"$LOG" 2>&1
   v="${v#release }"
-  FIGURES[$1]="${gpu:-no GPU}; nvcc ${v:-not found}; $(nproc) cores; $(cmake --version 2>/dev/null | head -1)"
+  FIGURES[$1]="${GPU:-no GPU}; nvcc ${v:-not found}; $(c++ --version 2>/dev/null | head -1);"
+  FIGURES[$1]+=" $(cmake --version 2>/dev/null | head -1); $(nproc) cores"
   if [ ! -f "$CARRY/manifest.json" ]; then
     RESULT[$1]="fail: no .gpu-carry (run scripts/gpu_bundle.sh here, carry .gpu-carry)"
   elif [ "$HAVE_GPU" = 1 ]; then
@@ -212,6 +288,9 @@ cuda_root_with_cublas() {
   [ -f "$wheel/lib/libcublasLt.so.13" ] || wheel="$(nvidia_wheel cublas)"
   [ -n "$wheel" ] || { echo "$root"; return; }
   merged="$WORK/cuda-root"
+  # Made once per toolkit and wheel: links made anew would date the libraries after the build and
+  # relink everything on a warm machine's second call.
+  if [ "$(cat "$merged/.from" 2>/dev/null)" = "$root $wheel" ]; then echo "$merged"; return; fi
   rm -rf "$merged"
   mkdir -p "$merged/bin" "$merged/targets/x86_64-linux/include" "$merged/targets/x86_64-linux/lib"
   for f in "$root"/bin/*; do ln -s "$f" "$merged/bin/"; done
@@ -227,6 +306,7 @@ cuda_root_with_cublas() {
   done
   ln -s targets/x86_64-linux/include "$merged/include"
   ln -s targets/x86_64-linux/lib "$merged/lib64"
+  echo "$root $wheel" >"$merged/.from"
   echo "$merged"
 }
 
@@ -248,49 +328,87 @@ unpack_onednn() {
   echo "$sum" >"$dst/.from"
 }
 
+# Where the build's libquiver.so finds the CUDA libraries (ldd, with the environment the stages run
+# in), and the versions it loads (quiver_cuda_versions), for stage a's row; false if one is not found.
+check_cuda_libraries() {
+  local lib="$BUILD/libquiver.so" resolved versions
+  [ -f "$lib" ] || return 0
+  resolved="$(ldd "$lib" 2>&1 | grep -E 'cudnn|cublas|cudart|libcuda\.' | sed 's/ (0x[0-9a-f]*)//' | tr -s ' \t' ' ')"
+  echo "libquiver.so loads:$resolved" | tr '\n' ' ' >>"$LOG"
+  echo >>"$LOG"
+  if grep -q 'not found' <<<"$resolved"; then
+    FIGURES[b]+="; NOT FOUND: $(grep 'not found' <<<"$resolved" | tr '\n' ' ')"
+    return 1
+  fi
+  if [ -x "$BUILD/tests/gpu/quiver_cuda_versions" ]; then
+    versions="$(timeout 30 "$BUILD/tests/gpu/quiver_cuda_versions" 2>&1 | grep -v '^gpu(' | tr '\n' ';')"
+    echo "quiver_cuda_versions: $versions" >>"$LOG"
+    FIGURES[a]+="; loaded: ${versions%;}"
+  fi
+}
+
 BUILT_TARGETS=""
 stage_b() {
-  local root cudnn cublas_root cmake_args=() targets=() t avail
+  local root cudnn cublas_root cmake_args=() targets=() t avail rc warnings compiled
+  FIGURES[$1]="sources: $(logged 60 "$PY" "$ROOT/scripts/keep_mtimes.py" "$WORK/tree-mtimes.json" "$ROOT" \
+    --skip gpu-check-out 'build*' '.venv*' __pycache__ target dist && tail -1 "$CMD_OUT")"
   if ! unpack_onednn >>"$LOG" 2>&1; then RESULT[$1]="fail: could not unpack oneDNN from the carry"; return; fi
   local generator=Ninja
   command -v ninja >/dev/null || generator="Unix Makefiles"
   cmake_args=(-S "$ROOT" -B "$BUILD" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DQUIVER_ONEDNN_ROOT="$WORK/onednn"
     -Dnlohmann_json_DIR="$CARRY/nlohmann_json/share/cmake/nlohmann_json" -DCatch2_DIR="$CARRY/catch2/lib/cmake/Catch2"
-    -DQUIVER_FIXTURES_DIR="$WORK/no-fixtures")
+    -DQUIVER_FIXTURES_DIR="$WORK/no-fixtures" -DQUIVER_WERROR=OFF)
   root="$(cuda_root)"
   if [ -n "$root" ]; then
     cublas_root="$(cuda_root_with_cublas "$root")"
     cudnn="$(nvidia_wheel cudnn)"
     cmake_args+=(-DQUIVER_CUDA=ON -DCUDAToolkit_ROOT="$cublas_root" -DCMAKE_CUDA_COMPILER="$cublas_root/bin/nvcc")
-    # CMakeLists.txt looks for cuDNN under CUDNN_ROOT, then beside the toolkit, then the toolkit's folders.
+    # CMakeLists.txt looks for cuDNN's header under CUDNN_ROOT, then beside the toolkit, then in the
+    # toolkit's folders, and takes the library from beside that header.
     [ -n "$cudnn" ] && cmake_args+=(-DCUDNN_ROOT="$cudnn")
-    [ -n "$cudnn" ] && export LD_LIBRARY_PATH="$cudnn/lib:$cublas_root/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    FIGURES[$1]="CUDA at $cublas_root, cuDNN at ${cudnn:-(toolkit)}"
+    FIGURES[$1]+="; CUDA at $cublas_root, cuDNN at ${cudnn:-(toolkit)}"
   elif [ "$DRY" = 1 ]; then
-    FIGURES[$1]="no CUDA toolkit: CPU-only configuration"
+    FIGURES[$1]+="; no CUDA toolkit: CPU-only configuration"
   else
     RESULT[$1]="fail: no CUDA toolkit (no nvcc on PATH, no /usr/local/cuda)"
     return
   fi
-  if ! logged "$((LIMIT < 120 ? LIMIT : 120))" cmake "${cmake_args[@]}"; then
+  if ! logged 120 cmake "${cmake_args[@]}"; then
     RESULT[$1]="fail: cmake configure (see log)"
-    FIGURES[$1]+="; $(grep -m1 -E 'CMake Error|Could NOT|not found' "$LOG" | cut -c1-150)"
+    FIGURES[$1]+="; $(grep -m1 -E 'CMake Error|Could NOT|not found' "$CMD_OUT" | cut -c1-150)"
     return
   fi
+  FIGURES[$1]+="; $(grep -m1 -o 'cuDNN [0-9.]*: header in .*' "$CMD_OUT" | cut -c1-200)"
   if [ "$generator" = Ninja ]; then
     avail="$(ninja -C "$BUILD" -t targets all 2>/dev/null | cut -d: -f1)"
   else
     avail="$(make -C "$BUILD" help 2>/dev/null | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p')"
   fi
   for t in quiver quiver_run_fixture quiver_bench quiver_cuda_gpu_tests quiver_cuda_host_tests \
-           quiver_cuda_multi_gpu_tests; do
+           quiver_cuda_multi_gpu_tests quiver_cuda_versions; do
     grep -qx "$t" <<<"$avail" && targets+=("$t")
   done
-  if logged "$LIMIT" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"; then
-    RESULT[$1]="pass"
+  logged "$LIMIT" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"
+  rc=$?
+  # Counted in the whole output, before the log's cap: gcc's "file:line:col: warning:", nvcc's "warning #N-D:".
+  warnings="$(grep -cE 'warning( #[0-9A-Za-z-]+)?:' "$CMD_OUT")"
+  compiled="$(grep -cE '^\[[0-9]+/[0-9]+\] Building' "$CMD_OUT")"
+  if grep -q 'no work to do' "$CMD_OUT"; then
+    FIGURES[$1]+="; nothing to rebuild"
   else
+    FIGURES[$1]+="; $compiled files compiled, $warnings compiler warnings"
+    [ "$warnings" -gt 0 ] && FIGURES[$1]+=" (first: $(grep -m1 -E 'warning( #[0-9A-Za-z-]+)?:' "$CMD_OUT" |
+                                                       sed 's|.*/||' | cut -c1-160))"
+  fi
+  if timed_out "$rc"; then
+    RESULT[$1]="fail: build timed out"
+  elif [ "$rc" != 0 ]; then
     RESULT[$1]="fail: build (see log)"
-    FIGURES[$1]+="; $(grep -m1 -E 'error|FAILED' "$LOG" | cut -c1-150)"
+    FIGURES[$1]+="; $(grep -m1 -E 'error|FAILED' "$CMD_OUT" | cut -c1-200)"
+  elif ! check_cuda_libraries; then
+    RESULT[$1]="fail: libquiver.so does not find a CUDA library"
+  else
+    RESULT[$1]="pass"
   fi
   BUILT_TARGETS="${targets[*]}"
   FIGURES[$1]+="; targets: ${BUILT_TARGETS}"
@@ -301,104 +419,142 @@ stage_b() {
 
 SUITE_DIR="$BUILD/tests/engine/backends/cuda"
 GPU_XML="$WORK/gpu_suite.xml"
+ONE_BY_ONE="$WORK/one_by_one"  # the reports of the cases rerun one at a time
 GPU_RC=""
+REPORT=("$PY" "$ROOT/scripts/catch_report.py")
+STDBUF=()
+command -v stdbuf >/dev/null && STDBUF=(stdbuf -oL)
 
-# Summarises a Catch2 XML report: all cases, or (with a filter regex) those whose name or tags match.
-suite_summary() {  # XML [REGEX]
-  "$PY" - "$1" "${2:-}" <<'EOF'
-import re, sys
-import xml.etree.ElementTree as ET
-try:
-    root = ET.parse(sys.argv[1]).getroot()
-except Exception as e:
-    print("unreadable report (%s)" % type(e).__name__); sys.exit(3)
-pattern = re.compile(sys.argv[2], re.I) if sys.argv[2] else None
-cases = [c for c in root.iter("TestCase")
-         if not pattern or pattern.search(c.get("name", "") + " " + c.get("tags", ""))]
-if not cases:
-    print("no matching test cases"); sys.exit(4)
-def result(c):
-    r = c.find("OverallResult")
-    return r is not None and r.get("success") == "true", float(r.get("durationInSeconds", 0) if r is not None else 0)
-failed = [c for c in cases if not result(c)[0]]
-line = "%d/%d test cases pass" % (len(cases) - len(failed), len(cases))
-if pattern:
-    line += ": " + "; ".join("%s %s (%.2f s)" % ("ok" if c not in failed else "FAIL", c.get("name")[:70], result(c)[1])
-                             for c in cases)
-else:
-    totals = root.find("OverallResults")  # assertions are counted for the whole run only
-    if totals is not None:
-        line += ", %s/%d assertions" % (totals.get("successes"),
-                                        int(totals.get("successes", 0)) + int(totals.get("failures", 0)))
-if failed and not pattern:
-    line += "; failed: " + "; ".join(c.get("name")[:70] for c in failed[:4])
-print(line)
-sys.exit(1 if failed else 0)
-EOF
+# Runs a Catch2 suite under `timeout` (seconds: $1, cut to the budget) with its XML report, line-buffered
+# so that a crash or a kill leaves what was written, in XML ($2); its other output goes to the log.
+# Returns the suite's status (77: not run, no GPU; 124: timed out).
+run_suite() {  # LIMIT XML BINARY [ARGS...]
+  local limit xml="$2" rc
+  limit="$(within "$1")"
+  shift 2
+  echo "+ [timeout ${limit}s] $* -r xml --durations yes >$xml" >>"$LOG"
+  run_timed "$limit" "${STDBUF[@]}" "$@" -r xml --durations yes >"$xml" 2>"$CMD_OUT"
+  rc=$?
+  append_capped "$CMD_OUT"
+  [ "$rc" = 77 ] && cat "$xml" >>"$LOG"  # the suite's "not run: ..." line
+  timed_out "$rc" && echo "[timed out after ${limit} s]" >>"$LOG"
+  return $rc
 }
 
-# Runs the suite binary one test case at a time (after a crash took the whole report with it).
-suite_case_by_case() {  # BINARY
-  local name spec rc passed=0 failed=() n=0
+# A Catch2 test spec matching exactly one case: a backslash escapes what would separate names or start tags.
+case_spec() {
+  local spec="${1//\\/\\\\}"
+  spec="${spec//,/\\,}"
+  spec="${spec//\[/\\[}"
+  echo "${spec//]/\\]}"
+}
+
+# Runs one at a time the suite's cases that are not in DONE (a crash or a timeout ended the run before
+# them): $CASE_S seconds each, 2 minutes in all, stopping at the first timeout. Prints one line; their
+# failures join the failures section. True when every one of them ran and passed.
+suite_rest_one_by_one() {  # BINARY DONE
+  local name rc t0 passed=0 ran=0 todo=0 stop="" failed=() xml notes="$WORK/one_by_one.md"
+  t0="$(date +%s)"
+  : >"$notes"
+  rm -rf "$ONE_BY_ONE"
+  mkdir -p "$ONE_BY_ONE"
   while IFS= read -r name; do
     [ -z "$name" ] && continue
-    [ "$(left)" -lt 20 ] && break
-    n=$((n + 1))
-    # A Catch2 test spec: backslash escapes the characters that would separate names or start tags.
-    spec="${name//\\/\\\\}"
-    spec="${spec//,/\\,}"
-    spec="${spec//\[/\\[}"
-    spec="${spec//]/\\]}"
-    logged 60 "$1" "$spec"
+    grep -qxF -- "$name" "$2" && continue
+    todo=$((todo + 1))
+    [ -n "$stop" ] && continue
+    if [ $(($(date +%s) - t0)) -ge 120 ] || [ "$(left)" -lt 30 ]; then
+      stop="the time box (2 minutes)"
+      continue
+    fi
+    ran=$((ran + 1))
+    xml="$ONE_BY_ONE/$ran.xml"
+    run_suite "$CASE_S" "$xml" "$1" "$(case_spec "$name")"
     rc=$?
-    if [ "$rc" = 0 ]; then passed=$((passed + 1)); else failed+=("$name (exit $rc)"); fi
-  done < <("$1" --list-test-names-only 2>/dev/null)
-  echo "one by one: $passed/$n test cases pass${failed[0]:+; failed: ${failed[*]:0:3}}"
-  [ "${#failed[@]}" = 0 ]
+    if [ "$rc" = 0 ]; then
+      passed=$((passed + 1))
+    else
+      failed+=("${name:0:60}")
+      "${REPORT[@]}" failures "$xml" --max-lines 15 >>"$notes"
+      timed_out "$rc" && stop="a timeout in: ${name:0:60}"
+    fi
+  done < <(timeout 30 "$1" --list-test-names-only 2>/dev/null)
+  if [ -s "$notes" ]; then
+    { echo "### The cases that had not run, one by one"; cat "$notes"; } >>"$FAILURES_MD"
+  fi
+  echo -n "one by one, the $todo cases that had not run: $passed/$ran pass"
+  [ "${#failed[@]}" -gt 0 ] && echo -n " (failed: ${failed[*]:0:3})"
+  [ -n "$stop" ] && echo -n "; stopped at $stop"
+  echo
+  [ "${#failed[@]}" = 0 ] && [ "$ran" = "$todo" ]
+}
+
+# Summarises a suite's report into the figures and its failures into the failures section. Prints the
+# summary; returns catch_report.py's status (0 pass, 1 failures, 2 cut short, 3 unreadable).
+read_suite() {  # XML TITLE [DONE]
+  local summary rc
+  summary="$("${REPORT[@]}" summary "$1" ${3:+--done "$3"})"
+  rc=$?
+  "${REPORT[@]}" failures "$1" --title "$2" --max-lines 80 >>"$FAILURES_MD"
+  echo "$summary"
+  return $rc
 }
 
 stage_c() {
-  local summary host_rc multi_rc figures=""
+  local summary rc figures="" done="$WORK/gpu_suite.done"
   if [ ! -x "$SUITE_DIR/quiver_cuda_gpu_tests" ]; then
     RESULT[$1]="not run: quiver_cuda_gpu_tests was not built"
     return
   fi
-  logged "$((LIMIT < 180 ? LIMIT : 180))" "$SUITE_DIR/quiver_cuda_gpu_tests" -r xml -o "$GPU_XML" --durations yes
+  rm -rf "$ONE_BY_ONE"
+  run_suite 240 "$GPU_XML" "$SUITE_DIR/quiver_cuda_gpu_tests"
   GPU_RC=$?
   if [ "$GPU_RC" = 77 ]; then
     RESULT[$1]="not run: no GPU"
-    figures="GPU suite exit 77"
+    figures="GPU suite: $(head -1 "$GPU_XML" | cut -c1-120)"
   else
-    summary="$(suite_summary "$GPU_XML")"
-    case $? in
+    head -c $((15 << 20)) "$GPU_XML" >"$OUT/gpu_suite.xml"
+    summary="$(read_suite "$GPU_XML" "GPU suite (quiver_cuda_gpu_tests)" "$done")"
+    rc=$?
+    case $rc in
       0) RESULT[$1]="pass" ;;
       1) RESULT[$1]="fail" ;;
-      *) RESULT[$1]="fail: the suite exited $GPU_RC"
-         summary="$summary; $(suite_case_by_case "$SUITE_DIR/quiver_cuda_gpu_tests")" ;;
+      *) RESULT[$1]="fail: the suite exited $GPU_RC$(timed_out "$GPU_RC" && echo ' (timed out)')"
+         [ "$rc" = 3 ] && : >"$done"
+         summary+="; $(suite_rest_one_by_one "$SUITE_DIR/quiver_cuda_gpu_tests" "$done")" ;;
     esac
     figures="GPU suite: $summary"
   fi
   if [ -x "$SUITE_DIR/quiver_cuda_host_tests" ]; then
-    logged 120 "$SUITE_DIR/quiver_cuda_host_tests"
-    host_rc=$?
-    figures+="; host suite exit $host_rc"
-    [ "$host_rc" != 0 ] && RESULT[$1]="fail: the host suite failed"
+    run_suite 120 "$WORK/host_suite.xml" "$SUITE_DIR/quiver_cuda_host_tests"
+    rc=$?
+    figures+="; host suite: $(read_suite "$WORK/host_suite.xml" "CUDA host suite (quiver_cuda_host_tests)")"
+    [ "$rc" != 0 ] && RESULT[$1]="fail: the host suite failed"
   fi
   if [ -x "$SUITE_DIR/quiver_cuda_multi_gpu_tests" ]; then
-    logged 120 "$SUITE_DIR/quiver_cuda_multi_gpu_tests"
-    multi_rc=$?
-    figures+="; multi-GPU suite $([ "$multi_rc" = 77 ] && echo 'not run (one GPU)' || echo "exit $multi_rc")"
-    [ "$multi_rc" != 0 ] && [ "$multi_rc" != 77 ] && RESULT[$1]="fail: the multi-GPU suite failed"
+    run_suite 120 "$WORK/multi_gpu_suite.xml" "$SUITE_DIR/quiver_cuda_multi_gpu_tests"
+    rc=$?
+    if [ "$rc" = 77 ]; then
+      figures+="; multi-GPU suite: not run ($(head -1 "$WORK/multi_gpu_suite.xml" | cut -c1-80))"
+    else
+      figures+="; multi-GPU suite: $(read_suite "$WORK/multi_gpu_suite.xml" "Multi-GPU suite")"
+      [ "$rc" != 0 ] && RESULT[$1]="fail: the multi-GPU suite failed"
+    fi
   fi
   FIGURES[$1]="$figures"
 }
 
 stage_e() {
-  local summary
+  local summary more
+  shopt -s nullglob
+  more=("$ONE_BY_ONE"/*.xml)
+  shopt -u nullglob
+  if [ -z "$GPU_RC" ]; then RESULT[$1]="not run: it reads stage c's report"; return; fi
   if [ "$GPU_RC" = 77 ]; then RESULT[$1]="not run: no GPU"; return; fi
   if [ ! -s "$GPU_XML" ]; then RESULT[$1]="not run: no GPU suite report (stage c)"; return; fi
-  summary="$(suite_summary "$GPU_XML" \
-    'concurren|async|thread|stream|graph|callback|parallel|OnReady|batching|clients|\[multi')"
+  # With the cases rerun one by one after a crash, if any.
+  summary="$("${REPORT[@]}" summary "$GPU_XML" "${more[@]}" --filter \
+    'concurren|async|thread|stream|graph|callback|parallel|OnReady|batching|clients|free|deadline|cancel|\[multi')"
   case $? in
     0) RESULT[$1]="pass" ;;
     4) RESULT[$1]="not run: the suite has no such test cases" ;;
@@ -418,22 +574,23 @@ fixture_model() {  # NAME
   mkdir -p "$FIXTURE_WORK"
   [ -f "$FIXTURE_WORK/$1-0000.params" ] && return
   cp "$CARRY/fixtures/$1-symbol.json" "$FIXTURE_WORK/"
-  "$PY" "$ROOT/tests/gpu/regen_params.py" "$CARRY/fixtures/$1-recipe.json" "$FIXTURE_WORK/$1-0000.params" >>"$LOG" 2>&1
+  logged 60 "$PY" "$ROOT/tests/gpu/regen_params.py" "$CARRY/fixtures/$1-recipe.json" "$FIXTURE_WORK/$1-0000.params"
 }
 
 stage_d() {
-  local devices="gpu(0),cpu" summary
+  local devices="gpu(0),cpu" summary rc
   if [ ! -x "$RUNNER" ]; then RESULT[$1]="not run: quiver_run_fixture was not built"; return; fi
   [ "$HAVE_GPU" = 1 ] || devices="cpu"
-  logged "$((LIMIT < 150 ? LIMIT : 150))" "$PY" "$ROOT/tests/gpu/check_fixtures.py" --fixtures "$CARRY/fixtures" \
-    --runner "$RUNNER" --devices "$devices" --work "$FIXTURE_WORK" --json "$WORK/fixtures.json"
-  local rc=$?
-  summary="$(grep -E '^(gpu\(0\)|cpu): [0-9]+/' "$LOG" | tail -2 | tr '\n' ';')"
-  summary+=" $(grep -E ' (cpu|gpu\(0\)) vs (cpu|gpu\(0\)) ' "$LOG" | awk '{print $NF}' | sort -g | tail -1 |
+  logged 150 "$PY" "$ROOT/tests/gpu/check_fixtures.py" --fixtures "$CARRY/fixtures" --runner "$RUNNER" \
+    --devices "$devices" --work "$FIXTURE_WORK" --json "$WORK/fixtures.json" --case-timeout 30
+  rc=$?
+  summary="$(grep -E '^(gpu\(0\)|cpu): [0-9]+/' "$CMD_OUT" | tail -2 | tr '\n' ';')"
+  summary+=" $(grep -E ' (cpu|gpu\(0\)) vs (cpu|gpu\(0\)) ' "$CMD_OUT" | awk '{print $NF}' | sort -g | tail -1 |
                 sed 's/^/worst cpu vs gpu: /')"
-  [ -n "${summary// /}" ] || summary="$(tail -1 "$LOG" | cut -c1-200)"
+  [ -n "${summary// /}" ] || summary="$(tail -1 "$CMD_OUT" | cut -c1-200)"
+  timed_out "$rc" && summary+="; timed out"
   # The first failure's reason (check_fixtures.py prints FAIL MODEL SHAPE DEVICE reason).
-  [ "$rc" != 0 ] && summary+="; first failure: $(grep -m1 '^FAIL' "$LOG" | tr -s ' ' | cut -c1-220)"
+  [ "$rc" != 0 ] && summary+="; first failure: $(grep -m1 '^FAIL' "$CMD_OUT" | tr -s ' ' | cut -c1-220)"
   FIGURES[$1]="$summary"
   if [ "$HAVE_GPU" != 1 ]; then
     RESULT[$1]="not run: no GPU (cpu $([ "$rc" = 0 ] && echo pass || echo FAIL))"
@@ -442,28 +599,49 @@ stage_d() {
   fi
 }
 
+# memcheck's reports go to $OUT/memcheck.txt, at most 20 errors a model (--print-limit), not to the log.
 stage_f() {
-  local errors rc figures="" ok=1 model input
+  local errors rc figures="" ok=1 ran=0 model input cs report="$OUT/memcheck.txt" limit
   if [ "$HAVE_GPU" != 1 ]; then RESULT[$1]="not run: no GPU"; return; fi
-  local cs
   cs="$(sanitizer)"
   if [ -z "$cs" ]; then RESULT[$1]="not run: no compute-sanitizer"; return; fi
+  : >"$report"
   for model in digits_cnn:digits_cnn-in-16x1x8x8.npy mobilenetv2_0.25:mobilenetv2_0.25-in-1x3x64x64.npy; do
     input="${model#*:}"
     model="${model%%:*}"
     fixture_model "$model"
     # The second model only while the benchmark (stage g, last) keeps most of what is left.
     [ "$model" = digits_cnn ] || [ "$(left)" -ge 240 ] || { figures+="$model: not run (time budget); "; break; }
-    logged 90 "$cs" --tool memcheck --error-exitcode 99 \
+    limit="$(within 90)"
+    echo "======== $model (timeout ${limit}s)" >>"$report"
+    echo "+ [timeout ${limit}s] $cs memcheck $model >>$report" >>"$LOG"
+    run_timed "$limit" "$cs" --tool memcheck --error-exitcode 99 --print-limit 20 \
       "$RUNNER" --prefix "$FIXTURE_WORK/$model" --device "gpu(0)" --input "$CARRY/fixtures/$input" \
-      --out "$WORK/memcheck-$model" --repeat 2
+      --out "$WORK/memcheck-$model" --repeat 2 >>"$report" 2>&1
     rc=$?
-    errors="$(grep -o 'ERROR SUMMARY: [0-9]* error' "$LOG" | tail -1 | grep -o '[0-9]*')"
+    if timed_out "$rc"; then
+      figures+="$model: not run: timeout (${limit} s); "
+      continue
+    fi
+    ran=$((ran + 1))
+    errors="$(grep -o 'ERROR SUMMARY: [0-9]* error' "$report" | tail -1 | grep -o '[0-9]*')"
     figures+="$model: exit $rc, ${errors:-?} errors; "
     [ "$rc" = 0 ] && [ "${errors:-1}" = 0 ] || ok=0
   done
+  head -c $((15 << 20)) "$report" >"$report.tmp" && mv "$report.tmp" "$report"
   FIGURES[$1]="$figures"
-  RESULT[$1]="$([ "$ok" = 1 ] && echo pass || echo fail)"
+  if [ "$ok" != 1 ]; then
+    RESULT[$1]="fail (see memcheck.txt)"
+  elif [ "$ran" = 0 ]; then
+    RESULT[$1]="not run: timeout"
+  else
+    RESULT[$1]="pass"
+  fi
+}
+
+# One quiver_bench run of stage h: its JSON line on stdout, everything else in the log.
+bench_line() {
+  logged 120 "$@" && grep '^{' "$CMD_OUT" | tail -1
 }
 
 stage_h() {
@@ -472,18 +650,16 @@ stage_h() {
   fixture_model resnet18_v1
   [ "$(nproc)" -lt 8 ] && iters=5
   local run=("$bench" --prefix "$prefix" --device cpu --clients 16 --batch 1 --iters "$iters" --warmup 3)
-  plain="$(timeout 120 "${run[@]}" 2>>"$LOG")"
-  echo "$plain" >>"$LOG"
-  batched="$(timeout 120 "${run[@]}" --option max_batch_size=16 --option batch_timeout_us=2000 2>>"$LOG")"
-  echo "$batched" >>"$LOG"
-  ratio="$("$PY" - "$plain" "$batched" 2>>"$LOG" <<'EOF'
+  plain="$(bench_line "${run[@]}")"
+  batched="$(bench_line "${run[@]}" --option max_batch_size=16 --option batch_timeout_us=2000)"
+  ratio="$(timeout 30 "$PY" - "$plain" "$batched" 2>>"$LOG" <<'EOF'
 import json, sys
 a, b = (json.loads(s)["throughput_per_s"] for s in sys.argv[1:3])
 print("%.1f -> %.1f img/s, %.2fx" % (a, b, b / a))
 EOF
 )"
   if [ -z "$ratio" ]; then
-    RESULT[$1]="fail: a run failed (see log)"
+    RESULT[$1]="fail: a run failed or timed out (see log)"
     return
   fi
   FIGURES[$1]="ResNet-18 224x224, $(nproc) cores: $ratio (target >= 1.3x at 16 cores)"
@@ -510,7 +686,7 @@ stage_g() {
     --md "$BENCH_MD" --summary "$WORK/bench_summary.txt" --budget "$((LIMIT - 15))"
   rc=$?
   [ -f "$WORK/bench_summary.txt" ] && FIGURES[$1]="$(cat "$WORK/bench_summary.txt")"
-  [ -n "${FIGURES[$1]}" ] || FIGURES[$1]="$(grep -v '^+ ' "$LOG" | tail -1 | cut -c1-200)"
+  [ -n "${FIGURES[$1]}" ] || FIGURES[$1]="$(tail -1 "$CMD_OUT" | cut -c1-200)"
   case $rc in
     0) RESULT[$1]="pass: every target met" ;;
     1) RESULT[$1]="fail: targets not met (see table)" ;;
@@ -521,6 +697,7 @@ stage_g() {
 # ------------------------------------------------------------------------------------------------
 
 say "budget $BUDGET s, work $WORK, out $OUT$([ "$DRY" = 1 ] && echo ', DRY RUN')"
+detect_gpu
 stage a 5 stage_a
 stage b 60 stage_b
 stage c 20 stage_c

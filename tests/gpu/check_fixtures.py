@@ -36,11 +36,15 @@ def rel_error(got, want):
     return float(diff.max()) / scale if np.all(np.isfinite(got)) else float("inf")
 
 
-def run_case(runner, prefix, device, input_path, out_prefix, repeat):
+def run_case(runner, prefix, device, input_path, out_prefix, repeat, timeout):
     """The runner's outputs (list of arrays) and its JSON line, or (None, error text)."""
     cmd = [runner, "--prefix", prefix, "--device", device, "--input", input_path, "--out", out_prefix,
            "--repeat", str(repeat)]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %s s" % timeout
     if proc.returncode != 0 and not proc.stdout.strip():
         return None, (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
     info = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -56,6 +60,8 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("--json")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--case-timeout", type=float, default=None, help="seconds a runner may take (a hang "
+                        "fails its case and the next one runs)")
     args = parser.parse_args()
     devices = args.devices.split(",")
     with open(os.path.join(args.fixtures, "manifest.json")) as f:
@@ -81,7 +87,7 @@ def main():
             for device in devices:
                 safe = device.replace("(", "").replace(")", "")
                 outputs, info = run_case(args.runner, prefix, device, os.path.join(args.fixtures, case["input"]),
-                                         "%s-%s-%s" % (prefix, tag, safe), args.repeat)
+                                         "%s-%s-%s" % (prefix, tag, safe), args.repeat, args.case_timeout)
                 row = {"model": name, "shape": case["shape"], "device": device}
                 if outputs is None:
                     row.update(ok=False, error=info)
