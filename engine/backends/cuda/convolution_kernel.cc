@@ -182,9 +182,11 @@ class ConvolutionKernel : public CudaKernel {
         continue;
       size_t bytes = 0;
       if (cudnnGetConvolutionForwardWorkspaceSize(handle, d_.x, d_.w, d_.conv, d_.y, r.algo, &bytes) !=
-              CUDNN_STATUS_SUCCESS ||
-          bytes > kMaxWorkspaceBytes)
+          CUDNN_STATUS_SUCCESS) {
+        TakeCudnnLastError();  // the algorithm is passed over, not an error
         continue;
+      }
+      if (bytes > kMaxWorkspaceBytes) continue;
       algo_ = r.algo;
       workspace_bytes_ = bytes;
       return;

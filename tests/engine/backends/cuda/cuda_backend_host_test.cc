@@ -1,15 +1,18 @@
 // The CUDA backend as far as it can be checked without a GPU: which operators it claims, what it
 // fuses, its layout, the refusals that happen before any device work (each naming the node and the
-// problem), and a cached op on gpu(0) failing cleanly on a machine with no usable GPU.
+// problem), what cuDNN's errors say, and a cached op on gpu(0) failing cleanly on a machine with no
+// usable GPU.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <map>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/cudnn_error.h"
 #include "common/error.h"
 #include "quiver/c_api.h"
 #include "support/single_op.h"
@@ -187,6 +190,22 @@ TEST_CASE("The CUDA backend fuses into Convolution a residual sum, then a ReLU o
   CHECK_FALSE(rules.FusesSum(conv));
   conv.post_ops = {sum, relu};
   CHECK_FALSE(rules.FusesPostOp(conv, relu));
+}
+
+TEST_CASE("cuDNN errors carry cuDNN's own explanation, once", "[cuda]") {
+  // Describing a tensor needs no GPU.
+  cudnnTensorDescriptor_t desc = nullptr;
+  REQUIRE(cudnnCreateTensorDescriptor(&desc) == CUDNN_STATUS_SUCCESS);
+  const cudnnStatus_t negative = cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, -1, 2, 3, 4);
+  cudnnDestroyTensorDescriptor(desc);
+  REQUIRE(negative == CUDNN_STATUS_BAD_PARAM);
+  auto [status, message] = Refusal([&] { cuda::CheckCudnn(negative, "describing (-1, 2, 3, 4)"); });
+  CHECK(status == Status::kDevice);
+  // cuDNN 9.13 explains "(n <= 0) || (c <= 0) || (h <= 0) || (w <= 0)".
+  CHECK_THAT(message, Catch::StartsWith("describing (-1, 2, 3, 4) failed: cuDNN CUDNN_STATUS_BAD_PARAM: "));
+  // The explanation went with that error: a later one cuDNN did not explain carries none.
+  std::tie(status, message) = Refusal([] { cuda::CheckCudnn(CUDNN_STATUS_BAD_PARAM, "a call"); });
+  CHECK(message == "a call failed: cuDNN CUDNN_STATUS_BAD_PARAM");
 }
 
 TEST_CASE("A CUDA convolution is refused before device work when cuDNN could not run it", "[cuda]") {
