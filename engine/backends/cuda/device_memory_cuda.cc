@@ -24,20 +24,6 @@ void* OrNull(cudaError_t status, void* block) {
   return nullptr;
 }
 
-// A block borrowed from a pool for a scope.
-class PooledBlock {
- public:
-  PooledBlock(BlockPool& pool, size_t bytes) : pool_(pool), data_(pool.Acquire(bytes)) {}
-  ~PooledBlock() { pool_.Release(data_); }
-  PooledBlock(const PooledBlock&) = delete;
-  PooledBlock& operator=(const PooledBlock&) = delete;
-  void* data() const { return data_; }
-
- private:
-  BlockPool& pool_;
-  void* data_;
-};
-
 struct DeviceBlock {
   BlockPool* pool;
   void* data;
