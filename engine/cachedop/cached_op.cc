@@ -259,7 +259,9 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   const auto& out_types = plan->output_types();
 
   if (outputs->empty()) {
-    for (const auto& t : out_types) outputs->push_back(NDArray::Create(t.shape, t.dtype, options_.device));
+    // The plan writes every output in full: a GPU need not zero-fill them (and wait for that) first.
+    for (const auto& t : out_types)
+      outputs->push_back(NDArray::CreateUninitialized(t.shape, t.dtype, options_.device));
   } else {
     Check(outputs->size() == out_types.size(), Status::kInvalidArgument,
           "expected " + std::to_string(out_types.size()) + " outputs, got " + std::to_string(outputs->size()));

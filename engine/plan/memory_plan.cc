@@ -7,6 +7,7 @@
 namespace qv {
 namespace {
 
+// Kernels count on it: the CUDA backend tells cuBLASLt its operands are 64-byte aligned.
 constexpr size_t kAlign = 64;
 
 size_t Aligned(size_t n) { return (std::max<size_t>(n, 1) + kAlign - 1) / kAlign * kAlign; }

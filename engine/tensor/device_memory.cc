@@ -12,6 +12,9 @@ class HostMemory : public DeviceMemory {
  public:
   void Require(const Device&) const override {}  // as in MXNet, any cpu(N) is host memory
   std::shared_ptr<Storage> Allocate(const Device&, size_t bytes) const override { return Storage::Allocate(bytes); }
+  std::shared_ptr<Storage> AllocateUninitialized(const Device& device, size_t bytes) const override {
+    return Allocate(device, bytes);
+  }
   void CopyFromHost(const Device&, void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
   void CopyToHost(const Device&, void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
   void Copy(const Device&, void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }

@@ -20,6 +20,9 @@ class DeviceMemory {
   virtual void Require(const Device& device) const = 0;
   // Zero-filled memory; throws Status::kDevice or Status::kOutOfMemory naming the device and size.
   virtual std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes) const = 0;
+  // Memory to be written in full before it is read, such as a plan's outputs: as Allocate, but its
+  // contents are undefined, which spares a device the fill (host memory is zeroed all the same).
+  virtual std::shared_ptr<Storage> AllocateUninitialized(const Device& device, size_t bytes) const = 0;
   // Synchronous copies between host memory and `device` memory, and within `device`.
   virtual void CopyFromHost(const Device& device, void* dst, const void* host_src, size_t bytes) const = 0;
   virtual void CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const = 0;

@@ -14,11 +14,19 @@ NDArray::NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr
 NDArray::~NDArray() { memory_stats::ArrayDestroyed(); }
 
 std::shared_ptr<NDArray> NDArray::Create(const Shape& shape, DType dtype, Device device) {
+  return Allocate(shape, dtype, device, true);
+}
+
+std::shared_ptr<NDArray> NDArray::CreateUninitialized(const Shape& shape, DType dtype, Device device) {
+  return Allocate(shape, dtype, device, false);
+}
+
+std::shared_ptr<NDArray> NDArray::Allocate(const Shape& shape, DType dtype, Device device, bool zeroed) {
   const DeviceMemory& memory = DeviceMemoryOf(device);
   memory.Require(device);
   const size_t nbytes = static_cast<size_t>(ByteCount(shape, DTypeSize(dtype)));
   try {
-    auto storage = memory.Allocate(device, nbytes);
+    auto storage = zeroed ? memory.Allocate(device, nbytes) : memory.AllocateUninitialized(device, nbytes);
     return std::shared_ptr<NDArray>(new NDArray(shape, dtype, device, std::move(storage), nbytes));
   } catch (const Error& e) {
     throw Error(e.status(), std::string("array ") + ShapeToString(shape) + " " + DTypeName(dtype) + ": " + e.what());

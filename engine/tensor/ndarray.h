@@ -18,6 +18,9 @@ class NDArray {
  public:
   // A zero-filled array. Throws Error for bad shapes, unsupported devices or failed allocations.
   static std::shared_ptr<NDArray> Create(const Shape& shape, DType dtype, Device device = Device{});
+  // As Create, but the contents are undefined (DeviceMemory::AllocateUninitialized): for arrays that
+  // are written in full before anything reads them, such as a plan's outputs.
+  static std::shared_ptr<NDArray> CreateUninitialized(const Shape& shape, DType dtype, Device device);
   // An array over existing storage (which must hold at least the shape's bytes).
   static std::shared_ptr<NDArray> FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage);
 
@@ -47,6 +50,7 @@ class NDArray {
 
  private:
   NDArray(const Shape& shape, DType dtype, Device device, std::shared_ptr<Storage> storage, size_t nbytes);
+  static std::shared_ptr<NDArray> Allocate(const Shape& shape, DType dtype, Device device, bool zeroed);
 
   Shape shape_;
   DType dtype_;

@@ -56,4 +56,18 @@ class BlockPool {
   Stats stats_;
 };
 
+// A block borrowed from a pool for a scope. Work enqueued on it must be finished before the scope ends.
+class PooledBlock {
+ public:
+  PooledBlock(BlockPool& pool, size_t bytes) : pool_(pool), data_(pool.Acquire(bytes)) {}
+  ~PooledBlock() { pool_.Release(data_); }
+  PooledBlock(const PooledBlock&) = delete;
+  PooledBlock& operator=(const PooledBlock&) = delete;
+  void* data() const { return data_; }
+
+ private:
+  BlockPool& pool_;
+  void* data_;
+};
+
 }  // namespace qv::cuda

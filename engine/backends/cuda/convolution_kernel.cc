@@ -12,8 +12,9 @@
 // otherwise. Every other combination is cudnnConvolutionForward, blending into the output's residual
 // (beta = 1) for a sum, then cudnnAddTensor for the bias and cudnnActivationForward in place for the
 // activation: cuDNN's fused call takes no activation but ReLU, and without one it needs
-// IMPLICIT_PRECOMP_GEMM, which the heuristics may not have picked. Should the fused call decline its
-// configuration, the sequence runs instead.
+// IMPLICIT_PRECOMP_GEMM, which the heuristics may not have picked. Whether cuDNN runs the fused call
+// for a configuration is known only by calling it, so the kernel calls it once when it is built, on
+// zeros in scratch memory; if cuDNN refuses, every run takes the sequence instead.
 #include "backends/cuda/convolution_kernel.h"
 
 #include <algorithm>
@@ -22,7 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "backends/cuda/block_pool.h"
 #include "backends/cuda/cuda_devices.h"
+#include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/cudnn_error.h"
 #include "backends/cuda/device_constants.h"
@@ -127,6 +130,8 @@ class ConvolutionKernel : public CudaKernel {
       ChooseAlgorithm(lease.context().dnn, req.device);
     }
     streams.ReserveWorkspace(workspace_bytes_);
+    if (fused_)
+      fused_ = KeepsFusedCall([&] { return ProbeFusedCall(req.device, FloatBytes(x), FloatBytes(y)); });
   }
 
   bool sum() const { return sum_; }
@@ -134,20 +139,14 @@ class ConvolutionKernel : public CudaKernel {
   void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     Check(on.workspace_bytes >= workspace_bytes_, Status::kInternal,
           "the stream's workspace is smaller than the convolution reserved");
-    const float one = 1.f, zero = 0.f;
-    const float* residual = sum_ ? &one : &zero;
     const void* x = args.inputs[0];
     void* y = args.outputs[0];
     if (fused_) {
-      const cudnnStatus_t status = cudnnConvolutionBiasActivationForward(
-          on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_, on.workspace, workspace_bytes_, residual, d_.y, y,
-          d_.bias, bias_.get(), d_.act, d_.y, y);
-      // A combination the fused call declines (before touching y) runs as the sequence below.
-      if (status / 1000 != CUDNN_STATUS_NOT_SUPPORTED / 1000) {
-        CheckCudnn(status, "cudnnConvolutionBiasActivationForward");
-        return;
-      }
+      CheckCudnn(CallFused(on, x, y), "cudnnConvolutionBiasActivationForward");
+      return;
     }
+    const float one = 1.f, zero = 0.f;
+    const float* residual = sum_ ? &one : &zero;
     CheckCudnn(cudnnConvolutionForward(on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_, on.workspace,
                                        workspace_bytes_, residual, d_.y, y),
                "cudnnConvolutionForward");
@@ -159,6 +158,39 @@ class ConvolutionKernel : public CudaKernel {
   }
 
  private:
+  static size_t FloatBytes(const Shape& s) { return static_cast<size_t>(ElementCount(s)) * sizeof(float); }
+
+  // y = relu(conv(x) + z + bias) in one call, z being y itself (weighted 0 without a residual sum).
+  cudnnStatus_t CallFused(const StreamContext& on, const void* x, void* y) const {
+    const float one = 1.f, zero = 0.f;
+    return cudnnConvolutionBiasActivationForward(on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_,
+                                                 on.workspace, workspace_bytes_, sum_ ? &one : &zero, d_.y, y,
+                                                 d_.bias, bias_.get(), d_.act, d_.y, y);
+  }
+
+  // Makes the fused call once on zeroed scratch data of `x_bytes` and `y_bytes`, and returns cuDNN's
+  // status. Expects the workspace reserved and the device current. Throws Error (Status::kOutOfMemory
+  // without memory for the data).
+  cudnnStatus_t ProbeFusedCall(const Device& device, size_t x_bytes, size_t y_bytes) const {
+    DeviceResources& resources = ResourcesOf(device.id);
+    const StreamPool::Lease lease(resources.streams);
+    const StreamContext& on = lease.context();
+    const PooledBlock x(resources.memory, x_bytes), y(resources.memory, y_bytes);
+    const std::string where = where_ + "trying cuDNN's fused convolution on " + device.ToString();
+    cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+    try {
+      CheckCuda(cudaMemsetAsync(x.data(), 0, x_bytes, on.stream), where);
+      CheckCuda(cudaMemsetAsync(y.data(), 0, y_bytes, on.stream), where);
+      status = CallFused(on, x.data(), y.data());
+      CheckCuda(cudaStreamSynchronize(on.stream), where);
+    } catch (...) {
+      cudaStreamSynchronize(on.stream);  // the blocks go back to the pool only once the stream is done with them
+      throw;
+    }
+    if (status != CUDNN_STATUS_SUCCESS) TakeCudnnLastError();  // a refusal is an answer here, not an error
+    return status;
+  }
+
   void Tensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& what) {
     CheckCudnn(cudnnCreateTensorDescriptor(desc), where_ + "creating " + what);
     CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
@@ -182,9 +214,11 @@ class ConvolutionKernel : public CudaKernel {
         continue;
       size_t bytes = 0;
       if (cudnnGetConvolutionForwardWorkspaceSize(handle, d_.x, d_.w, d_.conv, d_.y, r.algo, &bytes) !=
-              CUDNN_STATUS_SUCCESS ||
-          bytes > kMaxWorkspaceBytes)
+          CUDNN_STATUS_SUCCESS) {
+        TakeCudnnLastError();  // the algorithm is passed over, not an error
         continue;
+      }
+      if (bytes > kMaxWorkspaceBytes) continue;
       algo_ = r.algo;
       workspace_bytes_ = bytes;
       return;
@@ -197,7 +231,7 @@ class ConvolutionKernel : public CudaKernel {
   const std::string where_;
   bool sum_ = false, activation_ = false, clip_ = false;
   double ceiling_ = 0;  // a clip's upper bound
-  bool fused_ = false;  // bias, residual and ReLU in one cudnnConvolutionBiasActivationForward
+  bool fused_ = false;  // bias, residual and ReLU in one cudnnConvolutionBiasActivationForward (cuDNN ran it once)
   std::shared_ptr<const void> weight_, bias_;
   Descriptors d_;
   cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
@@ -231,5 +265,14 @@ bool ConvolutionFusesPostOp(const Node& producer, const PostOp& post) {
 }
 
 bool ConvolutionFusesSum(const Node& producer) { return producer.op == "Convolution" && producer.post_ops.empty(); }
+
+bool KeepsFusedCall(const std::function<cudnnStatus_t()>& probe) {
+  try {
+    return probe() == CUDNN_STATUS_SUCCESS;
+  } catch (const Error& e) {
+    if (e.status() != Status::kOutOfMemory) throw;
+    return false;
+  }
+}
 
 }  // namespace qv::cuda

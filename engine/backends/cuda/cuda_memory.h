@@ -9,6 +9,7 @@ class CudaMemory : public DeviceMemory {
  public:
   void Require(const Device& device) const override;
   std::shared_ptr<Storage> Allocate(const Device& device, size_t bytes) const override;
+  std::shared_ptr<Storage> AllocateUninitialized(const Device& device, size_t bytes) const override;
   void CopyFromHost(const Device& device, void* dst, const void* host_src, size_t bytes) const override;
   void CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const override;
   void Copy(const Device& device, void* dst, const void* src, size_t bytes) const override;

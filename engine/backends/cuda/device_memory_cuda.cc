@@ -24,20 +24,6 @@ void* OrNull(cudaError_t status, void* block) {
   return nullptr;
 }
 
-// A block borrowed from a pool for a scope.
-class PooledBlock {
- public:
-  PooledBlock(BlockPool& pool, size_t bytes) : pool_(pool), data_(pool.Acquire(bytes)) {}
-  ~PooledBlock() { pool_.Release(data_); }
-  PooledBlock(const PooledBlock&) = delete;
-  PooledBlock& operator=(const PooledBlock&) = delete;
-  void* data() const { return data_; }
-
- private:
-  BlockPool& pool_;
-  void* data_;
-};
-
 struct DeviceBlock {
   BlockPool* pool;
   void* data;
@@ -107,16 +93,16 @@ void CudaMemory::Require(const Device& device) const {
 }
 
 std::shared_ptr<Storage> CudaMemory::Allocate(const Device& device, size_t bytes) const {
+  std::shared_ptr<Storage> storage = AllocateUninitialized(device, bytes);
+  if (bytes > 0) SetZero(device, storage->data(), bytes);  // on failure, `storage` hands the block back
+  return storage;
+}
+
+std::shared_ptr<Storage> CudaMemory::AllocateUninitialized(const Device& device, size_t bytes) const {
   Require(device);
   if (bytes == 0) return Storage::Wrap(nullptr, 0, nullptr, nullptr);
   DeviceResources& resources = ResourcesOf(device.id);
   auto block = std::make_unique<DeviceBlock>(DeviceBlock{&resources.memory, resources.memory.Acquire(bytes)});
-  try {
-    SetZero(device, block->data, bytes);
-  } catch (...) {
-    resources.memory.Release(block->data);
-    throw;
-  }
   void* data = block->data;
   return Storage::Wrap(data, bytes, ReleaseDeviceBlock, block.release());
 }

@@ -1,15 +1,19 @@
 // The CUDA backend as far as it can be checked without a GPU: which operators it claims, what it
 // fuses, its layout, the refusals that happen before any device work (each naming the node and the
-// problem), and a cached op on gpu(0) failing cleanly on a machine with no usable GPU.
+// problem), when a convolution keeps cuDNN's fused call, what cuDNN's errors say, and a cached op on
+// gpu(0) failing cleanly on a machine with no usable GPU.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <map>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/convolution_kernel.h"
+#include "backends/cuda/cudnn_error.h"
 #include "common/error.h"
 #include "quiver/c_api.h"
 #include "support/single_op.h"
@@ -187,6 +191,40 @@ TEST_CASE("The CUDA backend fuses into Convolution a residual sum, then a ReLU o
   CHECK_FALSE(rules.FusesSum(conv));
   conv.post_ops = {sum, relu};
   CHECK_FALSE(rules.FusesPostOp(conv, relu));
+}
+
+TEST_CASE("A CUDA convolution keeps cuDNN's fused call only if the call it made at build succeeded", "[cuda]") {
+  using cuda::KeepsFusedCall;
+  CHECK(KeepsFusedCall([] { return CUDNN_STATUS_SUCCESS; }));
+  // Every refusal, not only NOT_SUPPORTED, leaves the kernel to the unfused sequence.
+  for (cudnnStatus_t refusal : {CUDNN_STATUS_NOT_SUPPORTED, CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH,
+                                CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_BAD_PARAM_NULL_POINTER,
+                                CUDNN_STATUS_EXECUTION_FAILED, CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED}) {
+    INFO("cudnnStatus_t " << refusal);
+    CHECK_FALSE(KeepsFusedCall([=] { return refusal; }));
+  }
+  // No memory for the trial's data: the sequence too. A failing device is an error.
+  CHECK_FALSE(KeepsFusedCall([]() -> cudnnStatus_t { throw Error(Status::kOutOfMemory, "no memory"); }));
+  const auto [status, message] =
+      Refusal([] { KeepsFusedCall([]() -> cudnnStatus_t { throw Error(Status::kDevice, "device lost"); }); });
+  CHECK(status == Status::kDevice);
+  CHECK(message == "device lost");
+}
+
+TEST_CASE("cuDNN errors carry cuDNN's own explanation, once", "[cuda]") {
+  // Describing a tensor needs no GPU.
+  cudnnTensorDescriptor_t desc = nullptr;
+  REQUIRE(cudnnCreateTensorDescriptor(&desc) == CUDNN_STATUS_SUCCESS);
+  const cudnnStatus_t negative = cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, -1, 2, 3, 4);
+  cudnnDestroyTensorDescriptor(desc);
+  REQUIRE(negative == CUDNN_STATUS_BAD_PARAM);
+  auto [status, message] = Refusal([&] { cuda::CheckCudnn(negative, "describing (-1, 2, 3, 4)"); });
+  CHECK(status == Status::kDevice);
+  // cuDNN 9.13 explains "(n <= 0) || (c <= 0) || (h <= 0) || (w <= 0)".
+  CHECK_THAT(message, Catch::StartsWith("describing (-1, 2, 3, 4) failed: cuDNN CUDNN_STATUS_BAD_PARAM: "));
+  // The explanation went with that error: a later one cuDNN did not explain carries none.
+  std::tie(status, message) = Refusal([] { cuda::CheckCudnn(CUDNN_STATUS_BAD_PARAM, "a call"); });
+  CHECK(message == "a call failed: cuDNN CUDNN_STATUS_BAD_PARAM");
 }
 
 TEST_CASE("A CUDA convolution is refused before device work when cuDNN could not run it", "[cuda]") {

@@ -8,6 +8,8 @@
 
 #include <cstdio>
 
+#include "backends/cuda/cuda_error.h"
+
 #ifndef QUIVER_MIN_GPUS
 #define QUIVER_MIN_GPUS 1
 #endif
@@ -16,7 +18,8 @@ int main(int argc, char* argv[]) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
-    std::printf("not run: no GPU (%s)\n", status != cudaSuccess ? cudaGetErrorString(status) : "0 CUDA devices");
+    std::printf("not run: no GPU (%s)\n",
+                status != cudaSuccess ? qv::cuda::DescribeCudaError(status).c_str() : "0 CUDA devices");
     return 77;
   }
   if (count < QUIVER_MIN_GPUS) {
