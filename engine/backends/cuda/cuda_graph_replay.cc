@@ -8,28 +8,27 @@
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_execution.h"
-#include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_resources.h"
 #include "common/error.h"
 
 namespace qv::cuda {
 namespace {
 
-// Enqueues steps on a slot's stream while it is being captured.
-class CaptureExecution : public Execution {
+// Enqueues steps on a slot's stream, eagerly or while it is captured.
+class SlotExecution : public Execution {
  public:
-  CaptureExecution(const StreamContext& context, int device) : context_(context), device_(device) {}
+  SlotExecution(const StreamContext& context, const Device& device) : context_(context), device_(device) {}
   void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
-    AsCudaKernel(kernel, node).Enqueue(args, context_);
+    EnqueueStep(kernel, args, context_, node, device_);
   }
   void CopyInOrder(void* dst, const void* src, size_t bytes) override {
-    EnqueueDeviceCopy(context_, dst, src, bytes, device_);
+    EnqueueDeviceCopy(context_, dst, src, bytes, device_.id);
   }
-  void Finish() override { throw Error(Status::kInternal, "a capture is finished by its replay"); }
+  void Finish() override { throw Error(Status::kInternal, "a slot's steps are finished by its replay"); }
 
  private:
   const StreamContext& context_;
-  const int device_;
+  const Device& device_;
 };
 
 }  // namespace
@@ -75,7 +74,7 @@ struct CudaGraphReplay::Slot {
   StreamPool::Lease stream;  // its cuDNN handle and workspace are baked into the graph too
   void* arena = nullptr;
   std::vector<void*> inputs, outputs;
-  cudaGraphExec_t exec = nullptr;  // null until recorded
+  cudaGraphExec_t exec = nullptr;  // null until captured
   cudaEvent_t done = nullptr;
 };
 
@@ -101,34 +100,37 @@ void CudaGraphReplay::Return(Slot* slot) {
   free_.push_back(slot);
 }
 
-bool CudaGraphReplay::Record(Slot& slot) {
+void CudaGraphReplay::EnqueueSteps(Slot& slot) const {
+  SlotExecution execution(slot.stream.context(), device_);
+  const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
+  steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
+}
+
+void CudaGraphReplay::Record(Slot& slot) {
   const cudaStream_t stream = slot.stream.get();
   // Thread-local: another thread's calls elsewhere neither break this capture nor are broken by it.
   if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
     cudaGetLastError();
     std::lock_guard<std::mutex> lock(mu_);
     unrecordable_ = true;
-    return false;
+    return;
   }
   bool enqueued = true;
   try {
-    CaptureExecution execution(slot.stream.context(), slot.device.id);
-    const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
-    steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
+    EnqueueSteps(slot);
   } catch (...) {
-    enqueued = false;  // a kernel that cannot be captured; an eager run reports any real error
+    enqueued = false;  // a kernel that cannot be captured: the eager run before it has the results
   }
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
   bool ok = enqueued && ended == cudaSuccess && graph != nullptr;
   if (ok) ok = cudaGraphInstantiate(&slot.exec, graph, 0) == cudaSuccess;
   if (graph != nullptr) cudaGraphDestroy(graph);
-  if (ok) return true;
+  if (ok) return;
   cudaGetLastError();
   slot.exec = nullptr;
   std::lock_guard<std::mutex> lock(mu_);
   unrecordable_ = true;
-  return false;
 }
 
 bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
@@ -155,11 +157,16 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
                   "copying an input into a graph's buffer" + where);
       }
     }
-    if (slot->exec == nullptr && !Record(*slot)) {
-      give_back();
-      return false;
+    if (slot->exec != nullptr) {
+      CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
+    } else {
+      // This invocation's results, and the warm-up of the capture. The capture needs no wait for
+      // the eager steps: it records what is enqueued from its start, whatever the stream still runs,
+      // and what must not happen inside it (loading a kernel's module, a library's set-up) happened
+      // on this thread before the eager launches returned.
+      EnqueueSteps(*slot);
+      Record(*slot);
     }
-    CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
     for (size_t k = 0; k < outputs.size(); ++k)
       CheckCuda(cudaMemcpyAsync(outputs[k], slot->outputs[k], steps_.output_bytes()[k], cudaMemcpyDeviceToDevice,
                                 stream),

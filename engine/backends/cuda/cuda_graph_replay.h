@@ -1,12 +1,18 @@
 // A plan's steps replayed as a CUDA graph. A graph bakes in every address its kernels use, so each
 // recording is bound to a slot of its own: a workspace arena, a buffer per input and per output, and
 // a stream (with its cuDNN handle and kernel workspace), all held for the plan's life. An invocation
-// takes a free slot (or records a new one, up to kMaxSlots), copies its inputs into the slot's
-// buffers, launches the graph and copies the outputs out, all on the slot's stream; completion goes
-// through the device's CompletionPoller like an eager run, and gives the slot back. When every slot is
-// busy, or when the steps cannot be captured (a kernel that synchronises with the host, a copy from
-// pageable memory), the plan runs its steps eagerly instead; a plan whose capture failed once never
-// tries again.
+// takes a free slot (or makes a new one, up to kMaxSlots), copies its inputs into the slot's buffers,
+// launches the graph and copies the outputs out, all on the slot's stream; completion goes through
+// the device's CompletionPoller like an eager run, and gives the slot back.
+//
+// A slot's first invocation launches the steps one by one on the slot's stream and buffers, and
+// captures the graph only after that: a library's set-up on first use (cuDNN, cuBLASLt) and the lazy
+// loading of kernels (CUDA's default since 12.2) then happen outside any capture, and the eager run
+// gives that invocation its results, so nothing is computed twice.
+//
+// When every slot is busy, or when the steps cannot be captured (a kernel that synchronises with the
+// host, a copy from pageable memory), the plan runs its steps eagerly instead; a plan whose capture
+// failed once never tries again.
 #pragma once
 
 #include <cstddef>
@@ -33,8 +39,11 @@ class CudaGraphReplay : public StepReplay {
   // A free slot, a new one, or null (all in use, or the steps cannot be recorded).
   Slot* Acquire();
   void Return(Slot* slot);
-  // Captures the steps into slot.exec; false (and never again) if they cannot be captured.
-  bool Record(Slot& slot);
+  // Enqueues the steps on the slot's stream and buffers (recorded, not run, while it is captured).
+  void EnqueueSteps(Slot& slot) const;
+  // Captures the steps into slot.exec, or leaves it null (and the plan never tries again) if they
+  // cannot be captured.
+  void Record(Slot& slot);
 
   const StepSequence& steps_;
   const Device device_;
