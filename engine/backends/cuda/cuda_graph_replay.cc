@@ -2,7 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include <string>
+#include <algorithm>
 #include <utility>
 
 #include "backends/cuda/cuda_devices.h"
@@ -10,16 +10,20 @@
 #include "backends/cuda/cuda_execution.h"
 #include "backends/cuda/device_resources.h"
 #include "common/error.h"
+#include "common/notice.h"
 
 namespace qv::cuda {
 namespace {
 
-// Enqueues steps on a slot's stream, eagerly or while it is captured.
+// Enqueues steps on a slot's stream. While the stream is captured, a step that broke the capture
+// without failing itself (a library that swallowed the error) is named right after it.
 class SlotExecution : public Execution {
  public:
-  SlotExecution(const StreamContext& context, const Device& device) : context_(context), device_(device) {}
+  SlotExecution(const StreamContext& context, const Device& device, bool capturing)
+      : context_(context), device_(device), capturing_(capturing) {}
   void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
     EnqueueStep(kernel, args, context_, node, device_);
+    if (capturing_) ThrowIfCaptureBroken(node);
   }
   void CopyInOrder(void* dst, const void* src, size_t bytes) override {
     EnqueueDeviceCopy(context_, dst, src, bytes, device_.id);
@@ -27,8 +31,18 @@ class SlotExecution : public Execution {
   void Finish() override { throw Error(Status::kInternal, "a slot's steps are finished by its replay"); }
 
  private:
+  void ThrowIfCaptureBroken(const std::string& node) const {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t queried = cudaStreamIsCapturing(context_.stream, &status);
+    if (queried == cudaSuccess && status == cudaStreamCaptureStatusActive) return;
+    cudaError_t cause = cudaGetLastError();
+    if (cause == cudaSuccess) cause = queried != cudaSuccess ? queried : cudaErrorStreamCaptureInvalidated;
+    throw Error(Status::kUnsupported, "node '" + node + "' on " + device_.ToString() + ": " + DescribeCudaError(cause));
+  }
+
   const StreamContext& context_;
   const Device& device_;
+  const bool capturing_;
 };
 
 }  // namespace
@@ -84,7 +98,7 @@ CudaGraphReplay::~CudaGraphReplay() = default;
 
 CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (unrecordable_) return nullptr;
+  if (!uncapturable_.empty()) return nullptr;
   if (!free_.empty()) {
     Slot* slot = free_.back();
     free_.pop_back();
@@ -97,40 +111,72 @@ CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
 
 void CudaGraphReplay::Return(Slot* slot) {
   std::lock_guard<std::mutex> lock(mu_);
-  free_.push_back(slot);
+  if (uncapturable_.empty()) {
+    free_.push_back(slot);
+  } else {
+    DropLocked(slot);
+  }
 }
 
-void CudaGraphReplay::EnqueueSteps(Slot& slot) const {
-  SlotExecution execution(slot.stream.context(), device_);
+void CudaGraphReplay::DropLocked(Slot* slot) {
+  slots_.erase(std::find_if(slots_.begin(), slots_.end(), [slot](const auto& s) { return s.get() == slot; }));
+}
+
+void CudaGraphReplay::EnqueueSteps(Slot& slot, bool capturing) const {
+  SlotExecution execution(slot.stream.context(), device_, capturing);
   const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
   steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
 }
 
-void CudaGraphReplay::Record(Slot& slot) {
+std::string CudaGraphReplay::Capture(Slot& slot) const {
   const cudaStream_t stream = slot.stream.get();
+  const std::string where = " on " + device_.ToString();
+  cudaGetLastError();  // an error left by earlier calls must not be blamed on the capture
   // Thread-local: another thread's calls elsewhere neither break this capture nor are broken by it.
-  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+  cudaError_t status = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (status != cudaSuccess) {
     cudaGetLastError();
-    std::lock_guard<std::mutex> lock(mu_);
-    unrecordable_ = true;
-    return;
+    return "beginning a capture" + where + ": " + DescribeCudaError(status);
   }
-  bool enqueued = true;
+  std::string failure;
   try {
-    EnqueueSteps(slot);
+    EnqueueSteps(slot, true);
   } catch (...) {
-    enqueued = false;  // a kernel that cannot be captured: the eager run before it has the results
+    // A step refused, naming itself; CUDA may say more (a library's status hides the cause).
+    failure = FailureFromCurrentException().message;
+    const cudaError_t cause = cudaGetLastError();
+    if (cause != cudaSuccess && failure.find(cudaGetErrorName(cause)) == std::string::npos)
+      failure += " (" + DescribeCudaError(cause) + ")";
   }
+  // Ends the capture in any case: the stream goes on running the slot's copies.
   cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-  bool ok = enqueued && ended == cudaSuccess && graph != nullptr;
-  if (ok) ok = cudaGraphInstantiate(&slot.exec, graph, 0) == cudaSuccess;
+  status = cudaStreamEndCapture(stream, &graph);
+  if (failure.empty() && status != cudaSuccess)
+    failure = "ending the capture" + where + ": " + DescribeCudaError(status);
+  if (failure.empty()) {
+    status = cudaGraphInstantiate(&slot.exec, graph, 0);
+    if (status != cudaSuccess) {
+      slot.exec = nullptr;
+      failure = "instantiating the graph" + where + ": " + DescribeCudaError(status);
+    }
+  }
   if (graph != nullptr) cudaGraphDestroy(graph);
-  if (ok) return;
-  cudaGetLastError();
-  slot.exec = nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  unrecordable_ = true;
+  cudaGetLastError();  // what a failed capture leaves behind is in `failure`
+  return failure;
+}
+
+void CudaGraphReplay::GiveUpCapture(const std::string& why) {
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    first = uncapturable_.empty();
+    if (first) uncapturable_ = why;
+    for (Slot* idle : free_) DropLocked(idle);
+    free_.clear();
+  }
+  if (first)
+    Notice("a plan's steps cannot be captured into a CUDA graph (" + why +
+           "); the plan launches them one by one from now on");
 }
 
 bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
@@ -164,8 +210,9 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
       // the eager steps: it records what is enqueued from its start, whatever the stream still runs,
       // and what must not happen inside it (loading a kernel's module, a library's set-up) happened
       // on this thread before the eager launches returned.
-      EnqueueSteps(*slot);
-      Record(*slot);
+      EnqueueSteps(*slot, false);
+      const std::string failure = Capture(*slot);
+      if (!failure.empty()) GiveUpCapture(failure);
     }
     for (size_t k = 0; k < outputs.size(); ++k)
       CheckCuda(cudaMemcpyAsync(outputs[k], slot->outputs[k], steps_.output_bytes()[k], cudaMemcpyDeviceToDevice,

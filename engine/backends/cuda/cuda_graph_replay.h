@@ -1,23 +1,24 @@
 // A plan's steps replayed as a CUDA graph. A graph bakes in every address its kernels use, so each
 // recording is bound to a slot of its own: a workspace arena, a buffer per input and per output, and
-// a stream (with its cuDNN handle and kernel workspace), all held for the plan's life. An invocation
-// takes a free slot (or makes a new one, up to kMaxSlots), copies its inputs into the slot's buffers,
-// launches the graph and copies the outputs out, all on the slot's stream; completion goes through
-// the device's CompletionPoller like an eager run, and gives the slot back.
+// a stream (with its cuDNN handle and kernel workspace), held while the plan may replay them. An
+// invocation takes a free slot (or makes a new one, up to kMaxSlots), copies its inputs into the
+// slot's buffers, launches the graph and copies the outputs out, all on the slot's stream; completion
+// goes through the device's CompletionPoller like an eager run, and gives the slot back.
 //
 // A slot's first invocation launches the steps one by one on the slot's stream and buffers, and
 // captures the graph only after that: a library's set-up on first use (cuDNN, cuBLASLt) and the lazy
 // loading of kernels (CUDA's default since 12.2) then happen outside any capture, and the eager run
 // gives that invocation its results, so nothing is computed twice.
 //
-// When every slot is busy, or when the steps cannot be captured (a kernel that synchronises with the
-// host, a copy from pageable memory), the plan runs its steps eagerly instead; a plan whose capture
-// failed once never tries again.
+// The plan runs its steps eagerly instead while every slot is busy, and for good once the steps
+// cannot be captured (a kernel that synchronises with the host, a copy from pageable memory): that is
+// said once per plan, in a Notice naming the step and CUDA's error.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "backends/backend.h"
@@ -36,21 +37,25 @@ class CudaGraphReplay : public StepReplay {
 
  private:
   struct Slot;
-  // A free slot, a new one, or null (all in use, or the steps cannot be recorded).
+  // A free slot, a new one, or null (all in use, or the steps cannot be captured).
   Slot* Acquire();
+  // Makes `slot` free again, or frees it once the steps cannot be captured.
   void Return(Slot* slot);
+  // Frees a slot that runs nothing: its memory and stream go back now, not with the plan.
+  void DropLocked(Slot* slot);
   // Enqueues the steps on the slot's stream and buffers (recorded, not run, while it is captured).
-  void EnqueueSteps(Slot& slot) const;
-  // Captures the steps into slot.exec, or leaves it null (and the plan never tries again) if they
-  // cannot be captured.
-  void Record(Slot& slot);
+  void EnqueueSteps(Slot& slot, bool capturing) const;
+  // Captures the steps into slot.exec. Returns why that failed (the step, CUDA's error), or "".
+  std::string Capture(Slot& slot) const;
+  // The steps cannot be captured, for `why`: frees the idle slots and says so once.
+  void GiveUpCapture(const std::string& why);
 
   const StepSequence& steps_;
   const Device device_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Slot>> slots_;  // guarded by mu_
   std::vector<Slot*> free_;                   // guarded by mu_
-  bool unrecordable_ = false;                 // guarded by mu_
+  std::string uncapturable_;                  // why the steps cannot be captured, or ""; guarded by mu_
 };
 
 }  // namespace qv::cuda
