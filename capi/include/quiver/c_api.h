@@ -243,7 +243,10 @@ QV_EXPORT int QvWaitAll(void);
  *                 missing instructions; it never falls back silently.
  *   cuda_graphs   "true"/"false": a gpu(N) op replays each plan as a CUDA graph recorded on first
  *                 use, where its kernels allow capture (else, and with "false", it launches them
- *                 one by one; results are the same bits). Ignored on the CPU.     default "true"
+ *                 one by one; results are the same bits; QUIVER_VERBOSE, above, says which plans
+ *                 could not be captured and why). "required": as "true", but the invocations of a
+ *                 plan that cannot be captured fail with QV_ERR_UNSUPPORTED naming the operator and
+ *                 CUDA's error (for tests). Ignored on the CPU.                    default "true"
  *
  * Scheduling flags (any of them gives the op a request queue; without them invocations go straight
  * to the runtime's workers, as above):

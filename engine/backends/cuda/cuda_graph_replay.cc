@@ -92,13 +92,17 @@ struct CudaGraphReplay::Slot {
   cudaEvent_t done = nullptr;
 };
 
-CudaGraphReplay::CudaGraphReplay(const StepSequence& steps, const Device& device) : steps_(steps), device_(device) {}
+CudaGraphReplay::CudaGraphReplay(const StepSequence& steps, const Device& device, bool required)
+    : steps_(steps), device_(device), required_(required) {}
 
 CudaGraphReplay::~CudaGraphReplay() = default;
 
 CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!uncapturable_.empty()) return nullptr;
+  if (!uncapturable_.empty()) {
+    if (required_) throw Error(Status::kUnsupported, RequiredCaptureFailed(uncapturable_));
+    return nullptr;
+  }
   if (!free_.empty()) {
     Slot* slot = free_.back();
     free_.pop_back();
@@ -165,6 +169,10 @@ std::string CudaGraphReplay::Capture(Slot& slot) const {
   return failure;
 }
 
+std::string CudaGraphReplay::RequiredCaptureFailed(const std::string& why) const {
+  return "the plan's steps cannot be captured into a CUDA graph, which cuda_graphs = 'required' asks for: " + why;
+}
+
 void CudaGraphReplay::GiveUpCapture(const std::string& why) {
   bool first = false;
   {
@@ -174,6 +182,7 @@ void CudaGraphReplay::GiveUpCapture(const std::string& why) {
     for (Slot* idle : free_) DropLocked(idle);
     free_.clear();
   }
+  if (required_) throw Error(Status::kUnsupported, RequiredCaptureFailed(why));
   if (first)
     Notice("a plan's steps cannot be captured into a CUDA graph (" + why +
            "); the plan launches them one by one from now on");

@@ -11,8 +11,9 @@
 // gives that invocation its results, so nothing is computed twice.
 //
 // The plan runs its steps eagerly instead while every slot is busy, and for good once the steps
-// cannot be captured (a kernel that synchronises with the host, a copy from pageable memory): that is
-// said once per plan, in a Notice naming the step and CUDA's error.
+// cannot be captured (a kernel that synchronises with the host, a
+// copy from pageable memory): that is said once per plan (a Notice naming the step and CUDA's error),
+// or, when the capture is required, every invocation fails with that message.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,8 @@ class CudaGraphReplay : public StepReplay {
  public:
   static constexpr size_t kMaxSlots = 4;
 
-  CudaGraphReplay(const StepSequence& steps, const Device& device);
+  // `required`: steps that cannot be captured fail the invocations (StepRecording::kRequired).
+  CudaGraphReplay(const StepSequence& steps, const Device& device, bool required);
   ~CudaGraphReplay() override;
 
   bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
@@ -37,7 +39,8 @@ class CudaGraphReplay : public StepReplay {
 
  private:
   struct Slot;
-  // A free slot, a new one, or null (all in use, or the steps cannot be captured).
+  // A free slot, a new one, or null (all in use, or the steps cannot be captured). Throws Error when
+  // the steps cannot be captured but must be.
   Slot* Acquire();
   // Makes `slot` free again, or frees it once the steps cannot be captured.
   void Return(Slot* slot);
@@ -47,11 +50,14 @@ class CudaGraphReplay : public StepReplay {
   void EnqueueSteps(Slot& slot, bool capturing) const;
   // Captures the steps into slot.exec. Returns why that failed (the step, CUDA's error), or "".
   std::string Capture(Slot& slot) const;
-  // The steps cannot be captured, for `why`: frees the idle slots and says so once.
+  // The steps cannot be captured, for `why`: frees the idle slots and says so once, or throws Error
+  // when the capture is required.
   void GiveUpCapture(const std::string& why);
+  std::string RequiredCaptureFailed(const std::string& why) const;
 
   const StepSequence& steps_;
   const Device device_;
+  const bool required_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Slot>> slots_;  // guarded by mu_
   std::vector<Slot*> free_;                   // guarded by mu_
