@@ -145,10 +145,10 @@ class StepReplay {
   virtual ~StepReplay() = default;
   // Runs the steps on these buffers (inputs flagged in `host_inputs` are in host memory) from a
   // recording and moves `done` into the completion (Execution::FinishAsync's contract): true. False,
-  // with nothing started and `done` untouched, when it cannot now (every recording in use, or steps
-  // that cannot be recorded under StepRecording::kPreferred): the caller runs them as usual. Throws
-  // Error if the run failed to start, and under StepRecording::kRequired when the steps cannot be
-  // recorded (naming the step and the device's error).
+  // with nothing started and `done` untouched, when it cannot now (every recording in use, no memory
+  // for another, or steps that cannot be recorded under StepRecording::kPreferred): the caller runs
+  // them as usual. Throws Error if the run failed to start, and under StepRecording::kRequired when
+  // the steps cannot be recorded (naming the step and the device's error).
   virtual bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
                       const std::vector<void*>& outputs, Execution::Done& done) = 0;
 };

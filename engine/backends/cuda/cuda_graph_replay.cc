@@ -109,7 +109,12 @@ CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
     return slot;
   }
   if (slots_.size() >= kMaxSlots) return nullptr;
-  slots_.push_back(std::make_unique<Slot>(device_, steps_));
+  try {
+    slots_.push_back(std::make_unique<Slot>(device_, steps_));
+  } catch (const Error& e) {
+    if (e.status() != Status::kOutOfMemory) throw;
+    return nullptr;  // the next invocation tries again
+  }
   return slots_.back().get();
 }
 

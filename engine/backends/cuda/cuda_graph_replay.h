@@ -10,8 +10,8 @@
 // loading of kernels (CUDA's default since 12.2) then happen outside any capture, and the eager run
 // gives that invocation its results, so nothing is computed twice.
 //
-// The plan runs its steps eagerly instead while every slot is busy, and for good once the steps
-// cannot be captured (a kernel that synchronises with the host, a
+// The plan runs its steps eagerly instead while every slot is busy or another one does not fit in
+// memory, and for good once the steps cannot be captured (a kernel that synchronises with the host, a
 // copy from pageable memory): that is said once per plan (a Notice naming the step and CUDA's error),
 // or, when the capture is required, every invocation fails with that message.
 #pragma once
@@ -39,8 +39,9 @@ class CudaGraphReplay : public StepReplay {
 
  private:
   struct Slot;
-  // A free slot, a new one, or null (all in use, or the steps cannot be captured). Throws Error when
-  // the steps cannot be captured but must be.
+  // A free slot, a new one, or null: every slot in use, no memory for another (it may fit later), or
+  // steps that cannot be captured. Throws Error for other failures, and when the steps cannot be
+  // captured but must be.
   Slot* Acquire();
   // Makes `slot` free again, or frees it once the steps cannot be captured.
   void Return(Slot* slot);
