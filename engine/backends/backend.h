@@ -131,6 +131,13 @@ class StepSequence {
   virtual const std::vector<size_t>& output_bytes() const = 0;
 };
 
+// Whether a plan's steps are replayed from a recording (StepReplay), on a backend that records them.
+enum class StepRecording {
+  kOff,        // launched one by one
+  kPreferred,  // recorded where they can be; a plan whose steps cannot be launches them one by one
+  kRequired,   // as kPreferred, but a plan whose steps cannot be recorded fails its invocations (tests)
+};
+
 // Runs one plan's steps as a recording (a CUDA graph) made on first use, for a backend that can.
 // Thread-safe; owned by the plan, which outlives every run it started.
 class StepReplay {
@@ -138,8 +145,10 @@ class StepReplay {
   virtual ~StepReplay() = default;
   // Runs the steps on these buffers (inputs flagged in `host_inputs` are in host memory) from a
   // recording and moves `done` into the completion (Execution::FinishAsync's contract): true. False,
-  // with nothing started and `done` untouched, when it cannot now (every recording in use, or the
-  // steps cannot be recorded): the caller runs them as usual. Throws Error if the run failed to start.
+  // with nothing started and `done` untouched, when it cannot now (every recording in use, no memory
+  // for another, or steps that cannot be recorded under StepRecording::kPreferred): the caller runs
+  // them as usual. Throws Error if the run failed to start, and under StepRecording::kRequired when
+  // the steps cannot be recorded (naming the step and the device's error).
   virtual bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
                       const std::vector<void*>& outputs, Execution::Done& done) = 0;
 };
@@ -176,11 +185,13 @@ class Backend {
   // Whether FinishAsync returns before the work has completed (a GPU's stream): invocations then end
   // through the engine's PushAsync and hold no engine worker while the device computes.
   virtual bool completes_asynchronously() const { return false; }
-  // A replay of `steps` (which outlive it) on `device`, or null where the backend records nothing
-  // (the default).
-  virtual std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device) const {
+  // A replay of `steps` (which outlive it) on `device`, under `recording` (never kOff), or null where
+  // the backend records nothing (the default).
+  virtual std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device,
+                                                    StepRecording recording) const {
     static_cast<void>(steps);
     static_cast<void>(device);
+    static_cast<void>(recording);
     return nullptr;
   }
 };

@@ -1,5 +1,7 @@
 #include "cachedop/cached_op.h"
 
+#include <optional>
+
 #include "common/counted_slot.h"
 #include "common/error.h"
 #include "common/flags.h"
@@ -11,10 +13,27 @@
 namespace qv {
 namespace {
 
-bool ParseBoolFlag(const std::string& key, const std::string& value) {
+// A boolean flag's value as it may be spelled, or nothing.
+std::optional<bool> BoolValue(const std::string& value) {
   if (value == "true" || value == "True" || value == "1") return true;
   if (value == "false" || value == "False" || value == "0") return false;
-  throw Error(Status::kInvalidArgument, "flag '" + key + "' = '" + value + "' is not true or false");
+  return std::nullopt;
+}
+
+bool ParseBoolFlag(const std::string& key, const std::string& value) {
+  const std::optional<bool> b = BoolValue(value);
+  Check(b.has_value(), Status::kInvalidArgument, "flag '" + key + "' = '" + value + "' is not true or false");
+  return *b;
+}
+
+// A boolean, or "required": a plan that cannot be recorded fails its invocations instead of launching
+// its steps one by one (for tests that must know the graphs ran).
+StepRecording ParseRecordingFlag(const std::string& key, const std::string& value) {
+  if (value == "required") return StepRecording::kRequired;
+  const std::optional<bool> b = BoolValue(value);
+  Check(b.has_value(), Status::kInvalidArgument,
+        "flag '" + key + "' = '" + value + "' is not true, false or required");
+  return *b ? StepRecording::kPreferred : StepRecording::kOff;
 }
 
 // "data:(1,3,224,224);other:(2,5)"
@@ -125,7 +144,7 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
     } else if (key == "precision") {
       o.precision = ParsePrecision(key, value);
     } else if (key == "cuda_graphs") {
-      o.record_graphs = ParseBoolFlag(key, value);
+      o.record_graphs = ParseRecordingFlag(key, value);
     } else if (!o.batching.Parse(key, value)) {
       throw Error(Status::kInvalidArgument,
                   "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, precision, "

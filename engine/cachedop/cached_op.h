@@ -28,7 +28,8 @@ struct CachedOpOptions {
   int max_inflight = 64;
   bool thread_safe = true;
   Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
-  bool record_graphs = true;  // replay each plan as a CUDA graph where it captures (GPU ops only)
+  // Whether each plan is replayed as a CUDA graph (GPU ops only): flag cuda_graphs.
+  StepRecording record_graphs = StepRecording::kPreferred;
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 

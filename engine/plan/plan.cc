@@ -232,10 +232,10 @@ class Plan::Builder {
 std::unique_ptr<Plan> Plan::Compile(const BoundGraph& graph, const ConstantMap& constants,
                                     const std::vector<TensorType>& inputs, const Backend& backend,
                                     const Device& device, Precision precision, ConstantStore& store,
-                                    bool replay) {
+                                    StepRecording recording) {
   auto plan = std::unique_ptr<Plan>(new Plan(backend, device));
   Builder(graph, constants, inputs, precision, store, plan.get()).Build();
-  if (replay) plan->replay_ = backend.NewStepReplay(*plan, device);
+  if (recording != StepRecording::kOff) plan->replay_ = backend.NewStepReplay(*plan, device, recording);
   return plan;
 }
 

@@ -19,13 +19,13 @@ namespace qv {
 class Plan : private StepSequence {
  public:
   // `constants`: the graph's parameters as the op keeps them (plain or packed by `store`); `precision`:
-  // resolved by the backend (Backend::ResolvePrecision); `replay`: RunAsync replays a recording of the
-  // steps where the backend makes one (Backend::NewStepReplay: CUDA graphs). Throws Error
-  // (Status::kShape naming node and input for shapes that do not fit the graph).
+  // resolved by the backend (Backend::ResolvePrecision); `recording`: whether RunAsync replays a
+  // recording of the steps where the backend makes one (Backend::NewStepReplay: CUDA graphs). Throws
+  // Error (Status::kShape naming node and input for shapes that do not fit the graph).
   static std::unique_ptr<Plan> Compile(const BoundGraph& graph, const ConstantMap& constants,
                                        const std::vector<TensorType>& inputs, const Backend& backend,
                                        const Device& device, Precision precision, ConstantStore& store,
-                                       bool replay = false);
+                                       StepRecording recording = StepRecording::kOff);
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
 

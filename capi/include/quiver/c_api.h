@@ -8,7 +8,8 @@
  *  - Each function returns an int: QV_OK (0) on success, otherwise a QvStatus code.
  *  - On failure QvGetLastError() returns a human-readable message naming what was wrong; the message is
  *    thread-local and stays valid until the next failing call on the same thread.
- *  - No function aborts the process, lets an exception escape, or prints anything.
+ *  - No function aborts the process, lets an exception escape, or prints anything (unless asked:
+ *    see Notices below).
  *  - Every function may be called from any thread. Handles are opaque; passing NULL where a handle is
  *    expected, a handle that was already freed (freeing it twice included), or any value Quiver did not
  *    return fails with QV_ERR_INVALID_ARGUMENT. Handle values are never reused. A handle freed by one
@@ -29,6 +30,11 @@
  * environment variable QUIVER_MEMORY_LIMIT (bytes, or with a K, M or G suffix; read once), whichever
  * is smallest; beyond it calls fail with QV_ERR_OUT_OF_MEMORY, and a plan holding a tensor larger
  * than the limit is refused when it is compiled.
+ *
+ * Notices: with the environment variable QUIVER_VERBOSE set (to anything but "" or "0"; read once),
+ * the runtime writes a line to stderr, starting "quiver: ", where it does something otherwise than
+ * asked (a plan of a gpu(N) op that cannot be captured as a CUDA graph, and why). Unset, it prints
+ * nothing.
  */
 #ifndef QUIVER_C_API_H_
 #define QUIVER_C_API_H_
@@ -237,7 +243,10 @@ QV_EXPORT int QvWaitAll(void);
  *                 missing instructions; it never falls back silently.
  *   cuda_graphs   "true"/"false": a gpu(N) op replays each plan as a CUDA graph recorded on first
  *                 use, where its kernels allow capture (else, and with "false", it launches them
- *                 one by one; results are the same bits). Ignored on the CPU.     default "true"
+ *                 one by one; results are the same bits; QUIVER_VERBOSE, above, says which plans
+ *                 could not be captured and why). "required": as "true", but the invocations of a
+ *                 plan that cannot be captured fail with QV_ERR_UNSUPPORTED naming the operator and
+ *                 CUDA's error (for tests). Ignored on the CPU.                    default "true"
  *
  * Scheduling flags (any of them gives the op a request queue; without them invocations go straight
  * to the runtime's workers, as above):

@@ -94,8 +94,9 @@ class CudaBackend : public Backend {
     return std::make_unique<CudaExecution>(device);
   }
   bool completes_asynchronously() const override { return true; }
-  std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device) const override {
-    return std::make_unique<CudaGraphReplay>(steps, device);
+  std::unique_ptr<StepReplay> NewStepReplay(const StepSequence& steps, const Device& device,
+                                            StepRecording recording) const override {
+    return std::make_unique<CudaGraphReplay>(steps, device, recording == StepRecording::kRequired);
   }
 
  private:

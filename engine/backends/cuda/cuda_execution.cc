@@ -36,15 +36,20 @@ CudaExecution::~CudaExecution() {
   cudaGetLastError();
 }
 
-void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) {
+void EnqueueStep(const Kernel& kernel, const ExecArgs& args, const StreamContext& on, const std::string& node,
+                 const Device& device) {
   const CudaKernel& cuda_kernel = AsCudaKernel(kernel, node);
+  try {
+    cuda_kernel.Enqueue(args, on);
+  } catch (const Error& e) {
+    throw Error(e.status(), "node '" + node + "' on " + device.ToString() + ": " + e.what());
+  }
+}
+
+void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) {
   Check(work_ != nullptr, Status::kInternal, "node '" + node + "': run after the execution finished");
   CurrentDevice current(device_.id);
-  try {
-    cuda_kernel.Enqueue(args, work_->stream.context());
-  } catch (const Error& e) {
-    throw Error(e.status(), "node '" + node + "' on " + device_.ToString() + ": " + e.what());
-  }
+  EnqueueStep(kernel, args, work_->stream.context(), node, device_);
 }
 
 const void* CudaExecution::StageHostInput(const void* host, size_t bytes) {

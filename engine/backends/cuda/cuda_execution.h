@@ -52,6 +52,11 @@ class CudaExecution : public Execution {
   std::unique_ptr<InFlight> work_;  // null once FinishAsync took it
 };
 
+// Enqueues one step (`kernel`, a CUDA kernel, of the node called `node`) on `on`, a stream of `device`,
+// which is current. Throws Error naming the node and the device.
+void EnqueueStep(const Kernel& kernel, const ExecArgs& args, const StreamContext& on, const std::string& node,
+                 const Device& device);
+
 // The completion thread's handle on `event` (recorded after an invocation's last step on `device`):
 // whether it has completed, and waiting for it, which reports a faulting kernel's error.
 CompletionPoller::Pending AwaitEvent(cudaEvent_t event, const Device& device);

@@ -2,34 +2,47 @@
 
 #include <cuda_runtime_api.h>
 
-#include <string>
+#include <algorithm>
 #include <utility>
 
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_execution.h"
-#include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_resources.h"
 #include "common/error.h"
+#include "common/notice.h"
 
 namespace qv::cuda {
 namespace {
 
-// Enqueues steps on a slot's stream while it is being captured.
-class CaptureExecution : public Execution {
+// Enqueues steps on a slot's stream. While the stream is captured, a step that broke the capture
+// without failing itself (a library that swallowed the error) is named right after it.
+class SlotExecution : public Execution {
  public:
-  CaptureExecution(const StreamContext& context, int device) : context_(context), device_(device) {}
+  SlotExecution(const StreamContext& context, const Device& device, bool capturing)
+      : context_(context), device_(device), capturing_(capturing) {}
   void Run(const Kernel& kernel, ExecArgs& args, int, const std::string& node) override {
-    AsCudaKernel(kernel, node).Enqueue(args, context_);
+    EnqueueStep(kernel, args, context_, node, device_);
+    if (capturing_) ThrowIfCaptureBroken(node);
   }
   void CopyInOrder(void* dst, const void* src, size_t bytes) override {
-    EnqueueDeviceCopy(context_, dst, src, bytes, device_);
+    EnqueueDeviceCopy(context_, dst, src, bytes, device_.id);
   }
-  void Finish() override { throw Error(Status::kInternal, "a capture is finished by its replay"); }
+  void Finish() override { throw Error(Status::kInternal, "a slot's steps are finished by its replay"); }
 
  private:
+  void ThrowIfCaptureBroken(const std::string& node) const {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t queried = cudaStreamIsCapturing(context_.stream, &status);
+    if (queried == cudaSuccess && status == cudaStreamCaptureStatusActive) return;
+    cudaError_t cause = cudaGetLastError();
+    if (cause == cudaSuccess) cause = queried != cudaSuccess ? queried : cudaErrorStreamCaptureInvalidated;
+    throw Error(Status::kUnsupported, "node '" + node + "' on " + device_.ToString() + ": " + DescribeCudaError(cause));
+  }
+
   const StreamContext& context_;
-  const int device_;
+  const Device& device_;
+  const bool capturing_;
 };
 
 }  // namespace
@@ -75,60 +88,109 @@ struct CudaGraphReplay::Slot {
   StreamPool::Lease stream;  // its cuDNN handle and workspace are baked into the graph too
   void* arena = nullptr;
   std::vector<void*> inputs, outputs;
-  cudaGraphExec_t exec = nullptr;  // null until recorded
+  cudaGraphExec_t exec = nullptr;  // null until captured
   cudaEvent_t done = nullptr;
 };
 
-CudaGraphReplay::CudaGraphReplay(const StepSequence& steps, const Device& device) : steps_(steps), device_(device) {}
+CudaGraphReplay::CudaGraphReplay(const StepSequence& steps, const Device& device, bool required)
+    : steps_(steps), device_(device), required_(required) {}
 
 CudaGraphReplay::~CudaGraphReplay() = default;
 
 CudaGraphReplay::Slot* CudaGraphReplay::Acquire() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (unrecordable_) return nullptr;
+  if (!uncapturable_.empty()) {
+    if (required_) throw Error(Status::kUnsupported, RequiredCaptureFailed(uncapturable_));
+    return nullptr;
+  }
   if (!free_.empty()) {
     Slot* slot = free_.back();
     free_.pop_back();
     return slot;
   }
   if (slots_.size() >= kMaxSlots) return nullptr;
-  slots_.push_back(std::make_unique<Slot>(device_, steps_));
+  try {
+    slots_.push_back(std::make_unique<Slot>(device_, steps_));
+  } catch (const Error& e) {
+    if (e.status() != Status::kOutOfMemory) throw;
+    return nullptr;  // the next invocation tries again
+  }
   return slots_.back().get();
 }
 
 void CudaGraphReplay::Return(Slot* slot) {
   std::lock_guard<std::mutex> lock(mu_);
-  free_.push_back(slot);
+  if (uncapturable_.empty()) {
+    free_.push_back(slot);
+  } else {
+    DropLocked(slot);
+  }
 }
 
-bool CudaGraphReplay::Record(Slot& slot) {
+void CudaGraphReplay::DropLocked(Slot* slot) {
+  slots_.erase(std::find_if(slots_.begin(), slots_.end(), [slot](const auto& s) { return s.get() == slot; }));
+}
+
+void CudaGraphReplay::EnqueueSteps(Slot& slot, bool capturing) const {
+  SlotExecution execution(slot.stream.context(), device_, capturing);
+  const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
+  steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
+}
+
+std::string CudaGraphReplay::Capture(Slot& slot) const {
   const cudaStream_t stream = slot.stream.get();
+  const std::string where = " on " + device_.ToString();
+  cudaGetLastError();  // an error left by earlier calls must not be blamed on the capture
   // Thread-local: another thread's calls elsewhere neither break this capture nor are broken by it.
-  if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+  cudaError_t status = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+  if (status != cudaSuccess) {
     cudaGetLastError();
-    std::lock_guard<std::mutex> lock(mu_);
-    unrecordable_ = true;
-    return false;
+    return "beginning a capture" + where + ": " + DescribeCudaError(status);
   }
-  bool enqueued = true;
+  std::string failure;
   try {
-    CaptureExecution execution(slot.stream.context(), slot.device.id);
-    const std::vector<const void*> inputs(slot.inputs.begin(), slot.inputs.end());
-    steps_.RunSteps(execution, static_cast<char*>(slot.arena), inputs, slot.outputs);
+    EnqueueSteps(slot, true);
   } catch (...) {
-    enqueued = false;  // a kernel that cannot be captured; an eager run reports any real error
+    // A step refused, naming itself; CUDA may say more (a library's status hides the cause).
+    failure = FailureFromCurrentException().message;
+    const cudaError_t cause = cudaGetLastError();
+    if (cause != cudaSuccess && failure.find(cudaGetErrorName(cause)) == std::string::npos)
+      failure += " (" + DescribeCudaError(cause) + ")";
   }
+  // Ends the capture in any case: the stream goes on running the slot's copies.
   cudaGraph_t graph = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
-  bool ok = enqueued && ended == cudaSuccess && graph != nullptr;
-  if (ok) ok = cudaGraphInstantiate(&slot.exec, graph, 0) == cudaSuccess;
+  status = cudaStreamEndCapture(stream, &graph);
+  if (failure.empty() && status != cudaSuccess)
+    failure = "ending the capture" + where + ": " + DescribeCudaError(status);
+  if (failure.empty()) {
+    status = cudaGraphInstantiate(&slot.exec, graph, 0);
+    if (status != cudaSuccess) {
+      slot.exec = nullptr;
+      failure = "instantiating the graph" + where + ": " + DescribeCudaError(status);
+    }
+  }
   if (graph != nullptr) cudaGraphDestroy(graph);
-  if (ok) return true;
-  cudaGetLastError();
-  slot.exec = nullptr;
-  std::lock_guard<std::mutex> lock(mu_);
-  unrecordable_ = true;
-  return false;
+  cudaGetLastError();  // what a failed capture leaves behind is in `failure`
+  return failure;
+}
+
+std::string CudaGraphReplay::RequiredCaptureFailed(const std::string& why) const {
+  return "the plan's steps cannot be captured into a CUDA graph, which cuda_graphs = 'required' asks for: " + why;
+}
+
+void CudaGraphReplay::GiveUpCapture(const std::string& why) {
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    first = uncapturable_.empty();
+    if (first) uncapturable_ = why;
+    for (Slot* idle : free_) DropLocked(idle);
+    free_.clear();
+  }
+  if (required_) throw Error(Status::kUnsupported, RequiredCaptureFailed(why));
+  if (first)
+    Notice("a plan's steps cannot be captured into a CUDA graph (" + why +
+           "); the plan launches them one by one from now on");
 }
 
 bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
@@ -155,11 +217,17 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
                   "copying an input into a graph's buffer" + where);
       }
     }
-    if (slot->exec == nullptr && !Record(*slot)) {
-      give_back();
-      return false;
+    if (slot->exec != nullptr) {
+      CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
+    } else {
+      // This invocation's results, and the warm-up of the capture. The capture needs no wait for
+      // the eager steps: it records what is enqueued from its start, whatever the stream still runs,
+      // and what must not happen inside it (loading a kernel's module, a library's set-up) happened
+      // on this thread before the eager launches returned.
+      EnqueueSteps(*slot, false);
+      const std::string failure = Capture(*slot);
+      if (!failure.empty()) GiveUpCapture(failure);
     }
-    CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
     for (size_t k = 0; k < outputs.size(); ++k)
       CheckCuda(cudaMemcpyAsync(outputs[k], slot->outputs[k], steps_.output_bytes()[k], cudaMemcpyDeviceToDevice,
                                 stream),

@@ -52,15 +52,34 @@ TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]")
   REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());
 }
 
-TEST_CASE("flag cuda_graphs: true or false on any device, anything else refused", "[cachedop]") {
-  CHECK(CachedOpOptions::Parse({}, true).record_graphs);
-  CHECK_FALSE(CachedOpOptions::Parse({{"cuda_graphs", "false"}}, true).record_graphs);
-  CHECK(CachedOpOptions::Parse({{"cuda_graphs", "1"}, {"device", "cpu(0)"}}, true).record_graphs);
-  try {
-    CachedOpOptions::Parse({{"cuda_graphs", "sometimes"}}, true);
-    FAIL("a bad value was accepted");
-  } catch (const Error& e) {
-    CHECK(e.status() == Status::kInvalidArgument);
-    CHECK_THAT(e.what(), Catch::Contains("cuda_graphs") && Catch::Contains("sometimes"));
+TEST_CASE("flag cuda_graphs: true, false or required on any device, anything else refused", "[cachedop]") {
+  const auto recording = [](const std::vector<std::pair<std::string, std::string>>& flags) {
+    return CachedOpOptions::Parse(flags, true).record_graphs;
+  };
+  CHECK(recording({}) == StepRecording::kPreferred);
+  CHECK(recording({{"cuda_graphs", "false"}}) == StepRecording::kOff);
+  CHECK(recording({{"cuda_graphs", "0"}}) == StepRecording::kOff);
+  CHECK(recording({{"cuda_graphs", "1"}, {"device", "cpu(0)"}}) == StepRecording::kPreferred);
+  CHECK(recording({{"cuda_graphs", "True"}}) == StepRecording::kPreferred);
+  CHECK(recording({{"cuda_graphs", "required"}}) == StepRecording::kRequired);
+  for (const char* bad : {"sometimes", "Required", ""}) {
+    INFO("cuda_graphs = '" << bad << "'");
+    try {
+      CachedOpOptions::Parse({{"cuda_graphs", bad}}, true);
+      FAIL("a bad value was accepted");
+    } catch (const Error& e) {
+      CHECK(e.status() == Status::kInvalidArgument);
+      CHECK_THAT(e.what(), Catch::Contains("cuda_graphs") && Catch::Contains("'" + std::string(bad) + "'") &&
+                               Catch::Contains("required"));
+    }
   }
+}
+
+TEST_CASE("flag cuda_graphs = required is accepted and ignored on the CPU", "[cachedop]") {
+  NDArrayPtr w = NDArray::Create({8, 3, 3, 3}, DType::kFloat32);
+  auto op = CachedOp::Create(ParseSymbolJson(kConvRelu), {{"w", w}},
+                             CachedOpOptions::Parse({{"cuda_graphs", "required"}}, true));
+  std::vector<NDArrayPtr> out;
+  op->Invoke({NDArray::Create({1, 3, 10, 10}, DType::kFloat32)}, &out);
+  REQUIRE(Engine::Get().WaitToRead(out[0]->var()).ok());
 }

@@ -157,7 +157,8 @@ TEST_CASE("Plan::RunAsync on a backend that completes later returns first, then 
   LateBackend late(FindBackend(Device{}));
   const auto store = late.NewConstantStore();
   std::shared_ptr<const Plan> plan =
-      Plan::Compile(graph, {}, {{{2, 8}, DType::kFloat32}}, late, Device{}, Precision::kFloat32, *store, true);
+      Plan::Compile(graph, {}, {{{2, 8}, DType::kFloat32}}, late, Device{}, Precision::kFloat32, *store,
+                    StepRecording::kPreferred);
   std::vector<float> in(16, 1.5f), out(16, 0);
   std::mutex mu;
   std::condition_variable finished;

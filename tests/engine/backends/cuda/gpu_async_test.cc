@@ -2,7 +2,8 @@
 // never blocks, OnReady runs on a runtime thread (never a CUDA callback), many threads share one op,
 // freeing the op and inputs with work in flight is safe, CUDA graphs change no bit of the results,
 // CPU inputs give what GPU inputs give, and the scheduling flags (batching, deadlines, cancel) work on
-// a GPU op. Models are chains of FullyConnected + ReLU: every operator in them has a CUDA kernel.
+// a GPU op. Models are chains of FullyConnected + ReLU, and a small ResNet (convolutions with
+// BatchNorm folded in, residual sums, ReLU): every operator in them has a CUDA kernel.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime_api.h>
@@ -12,11 +13,14 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "conv_graphs.h"
 #include "quiver/c_api.h"
 #include "support/single_op.h"
 
@@ -27,18 +31,16 @@ using qv_test::Array;
 using qv_test::GraphBuilder;
 using Clock = std::chrono::steady_clock;
 
-// `layers` FullyConnected(width) + ReLU, then a softmax: data (N, width) -> (N, width).
-struct Chain {
+struct Model {
   std::string json;
-  std::map<std::string, Tensor> params;
-  int64_t width = 0;
+  qv_test::Params params;
 };
 
-Chain MakeChain(int layers, int64_t width, uint32_t seed = 5) {
+// `layers` FullyConnected(width) + ReLU, then a softmax: data (N, width) -> (N, width).
+Model MakeChain(int layers, int64_t width, uint32_t seed = 5) {
   std::mt19937 rng(seed);
   GraphBuilder g;
-  Chain chain;
-  chain.width = width;
+  Model chain;
   int x = g.Variable("data");
   const float scale = 1.0f / static_cast<float>(width);
   for (int l = 0; l < layers; ++l) {
@@ -54,13 +56,28 @@ Chain MakeChain(int layers, int64_t width, uint32_t seed = 5) {
   return chain;
 }
 
-// A cached op over a chain, with its flags and thread_safe as given; freed on destruction unless
+// A small ResNet: a stem (3x3 convolution, BatchNorm, ReLU), an identity block and a projection block:
+// data (N, 8, H, W) -> (N, 32, H / 2, W / 2).
+Model MakeResidualNet(uint32_t seed = 9) {
+  std::mt19937 rng(seed);
+  GraphBuilder g;
+  Model net;
+  int x = qv_test::AddConv(g, net.params, rng, "stem", g.Variable("data"), 8,
+                           {16, 3, 3, {{"pad", "(1, 1)"}, {"no_bias", "True"}}});
+  x = g.Op("relu", "stem_relu", {}, {qv_test::AddBatchNorm(g, net.params, rng, "stem_bn", x, 16)});
+  x = qv_test::AddResidualBlock(g, net.params, rng, "block1", x, 16, 16, false);
+  g.Output(qv_test::AddResidualBlock(g, net.params, rng, "block2", x, 16, 32, true));
+  net.json = g.ToJson();
+  return net;
+}
+
+// A cached op over a model, with its flags and thread_safe as given; freed on destruction unless
 // released first.
 class Op {
  public:
-  Op(const Chain& chain, const std::map<std::string, std::string>& flags, int thread_safe = 1) {
-    qv_test::Check(QvSymbolCreateFromJSON(chain.json.c_str(), &sym_), "QvSymbolCreateFromJSON");
-    qv_test::Check(qv_test::CreateCachedOp(sym_, chain.params, flags, thread_safe, &op_), "QvCreateCachedOpEx");
+  Op(const Model& model, const std::map<std::string, std::string>& flags, int thread_safe = 1) {
+    qv_test::Check(QvSymbolCreateFromJSON(model.json.c_str(), &sym_), "QvSymbolCreateFromJSON");
+    qv_test::Check(qv_test::CreateCachedOp(sym_, model.params, flags, thread_safe, &op_), "QvCreateCachedOpEx");
   }
   Op(const Op&) = delete;
   Op& operator=(const Op&) = delete;
@@ -74,12 +91,13 @@ class Op {
     op_ = nullptr;
   }
 
-  // Starts one invocation and returns its single output (owned by the caller).
+  // Starts one invocation and returns its single output (owned by the caller). Throws instead of
+  // using Catch's assertions, which are not thread-safe: the tests' threads call it.
   Array Start(QvNDArrayHandle input, const QvInvokeOptions* options = nullptr) const {
     uint32_t n = 0;
     QvNDArrayHandle* outs = nullptr;
     qv_test::Check(QvInvokeAsyncEx(op_, 1, &input, &n, &outs, options), "QvInvokeAsyncEx");
-    REQUIRE(n == 1);
+    if (n != 1) throw std::runtime_error("expected 1 output, got " + std::to_string(n));
     return Array(outs[0]);
   }
   Tensor Run(const Tensor& input, int device_type = QV_GPU) const {
@@ -100,7 +118,7 @@ const std::map<std::string, std::string> kGpu = {{"device", "gpu(0)"}};
 
 TEST_CASE("GPU InvokeAsync returns before the kernels end, and CanRead never blocks", "[gpu]") {
   // 32 layers of a 2048 x 2048 product over 1024 rows: about 275 GFLOP per invocation.
-  const Chain chain = MakeChain(32, 2048);
+  const Model chain = MakeChain(32, 2048);
   const Op op(chain, kGpu);
   std::mt19937 rng(1);
   const Array in = Array::FromTensor(qv_test::Random({1024, 2048}, &rng), QV_GPU);
@@ -142,7 +160,7 @@ void OnReadyLogged(QvNDArrayHandle, int status, void* user) {
 }
 
 TEST_CASE("GPU OnReady runs exactly once, on a runtime thread that may call CUDA", "[gpu]") {
-  const Chain chain = MakeChain(32, 2048);
+  const Model chain = MakeChain(32, 2048);
   const Op op(chain, kGpu);
   std::mt19937 rng(2);
   const Array in = Array::FromTensor(qv_test::Random({1024, 2048}, &rng), QV_GPU);
@@ -164,7 +182,7 @@ TEST_CASE("GPU OnReady runs exactly once, on a runtime thread that may call CUDA
 }
 
 TEST_CASE("GPU: 8 threads x 200 invocations of one thread-safe op match sequential runs bit for bit", "[gpu]") {
-  const Chain chain = MakeChain(4, 256);
+  const Model chain = MakeChain(4, 256);
   const Op op(chain, kGpu);
   std::mt19937 rng(3);
   std::vector<Tensor> inputs, want;
@@ -192,30 +210,42 @@ TEST_CASE("GPU: 8 threads x 200 invocations of one thread-safe op match sequenti
 }
 
 TEST_CASE("GPU: freeing the op and its inputs with invocations in flight is safe", "[gpu]") {
-  const Chain chain = MakeChain(16, 1024);
+  // About 275 GFLOP an invocation: 16 of them keep even the fastest GPU busy for tens of milliseconds
+  // after the last one was pushed, so the op is freed with work in flight.
+  const Model chain = MakeChain(32, 2048);
   std::mt19937 rng(4);
-  const Tensor x = qv_test::Random({256, 1024}, &rng);
+  const Tensor x = qv_test::Random({1024, 2048}, &rng);
   Tensor want;
   {
     const Op reference(chain, kGpu);
     want = reference.Run(x);
   }
   std::vector<Array> outputs;
+  int in_flight = 0;
   {
     Op op(chain, kGpu);
     for (int i = 0; i < 16; ++i) {
       Array in = Array::FromTensor(x, i % 2 == 0 ? QV_GPU : QV_CPU);
       outputs.push_back(op.Start(in.get()));
     }  // each input is freed right after its invocation was pushed
+    for (const Array& out : outputs) {
+      int ready = 1;
+      REQUIRE(QvNDArrayCanRead(out.get(), &ready) == QV_OK);
+      if (ready == 0) ++in_flight;
+    }
     op.Release();
   }
+  INFO(in_flight << " of 16 invocations were in flight when the op was freed");
+  CHECK(in_flight > 0);  // else this tested nothing
   for (const Array& out : outputs) CHECK(SameBits(out.ToTensor(), want));
 }
 
 TEST_CASE("GPU: CUDA graphs on and off give the same bits, and a graph op takes a second shape", "[gpu]") {
-  const Chain chain = MakeChain(6, 512);
+  const Model chain = MakeChain(6, 512);
   const Op eager(chain, {{"device", "gpu(0)"}, {"cuda_graphs", "false"}});
-  const Op graphs(chain, {{"device", "gpu(0)"}, {"cuda_graphs", "true"}});
+  // "required": were a plan's steps not captured, its invocations would fail, naming the step and
+  // CUDA's error, where "true" launches them one by one and gives the same bits.
+  const Op graphs(chain, {{"device", "gpu(0)"}, {"cuda_graphs", "required"}});
   std::mt19937 rng(5);
   for (int64_t rows : {int64_t{4}, int64_t{4}, int64_t{4}, int64_t{33}, int64_t{33}, int64_t{4}}) {
     INFO("rows: " << rows);
@@ -225,8 +255,54 @@ TEST_CASE("GPU: CUDA graphs on and off give the same bits, and a graph op takes 
   }
 }
 
+// Each thread waits for its result before the next invocation, so with graphs the 4 threads keep 4
+// slots (CudaGraphReplay::kMaxSlots) busy: slots are made, warmed up and captured while other threads
+// replay theirs. The reference runs go first, on the same op: the first of them is the eager warm-up
+// run of a slot, the others replays.
+TEST_CASE("GPU: 4 threads x 150 invocations of one residual conv net op match sequential runs bit for bit",
+          "[gpu]") {
+  const Model net = MakeResidualNet();
+  std::mt19937 rng(10);
+  std::vector<Tensor> inputs;
+  for (int k = 0; k < 4; ++k) inputs.push_back(qv_test::Random({2, 8, 16, 16}, &rng));
+  for (const char* graphs : {"required", "false"}) {
+    INFO("cuda_graphs " << graphs);
+    const Op op(net, {{"device", "gpu(0)"}, {"cuda_graphs", graphs}});
+    std::vector<Tensor> want;
+    for (const Tensor& t : inputs) want.push_back(op.Run(t));
+    std::vector<Array> gpu_inputs, cpu_inputs;
+    for (const Tensor& t : inputs) {
+      gpu_inputs.push_back(Array::FromTensor(t, QV_GPU));
+      cpu_inputs.push_back(Array::FromTensor(t, QV_CPU));
+    }
+    std::atomic<int> mismatches{0};
+    std::mutex mu;
+    int failures = 0;           // guarded by mu
+    std::string first_failure;  // guarded by mu
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < 150; ++i) {
+          const size_t k = static_cast<size_t>(t + i) % inputs.size();
+          const Array& in = (i / 4) % 2 == 0 ? gpu_inputs[k] : cpu_inputs[k];
+          try {
+            if (!SameBits(op.Start(in.get()).ToTensor(), want[k])) mismatches.fetch_add(1);
+          } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (failures++ == 0) first_failure = e.what();
+          }
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    INFO("first failure: " << first_failure);
+    CHECK(failures == 0);
+    CHECK(mismatches.load() == 0);
+  }
+}
+
 TEST_CASE("GPU: CPU inputs give the same outputs as GPU inputs", "[gpu]") {
-  const Chain chain = MakeChain(3, 128);
+  const Model chain = MakeChain(3, 128);
   const Op op(chain, kGpu);
   std::mt19937 rng(6);
   for (int i = 0; i < 4; ++i) {
@@ -243,7 +319,7 @@ TEST_CASE("GPU: CPU inputs give the same outputs as GPU inputs", "[gpu]") {
 }
 
 TEST_CASE("GPU batching: 16 concurrent clients with max_batch_size 8 get the unbatched outputs", "[gpu]") {
-  const Chain chain = MakeChain(4, 256);
+  const Model chain = MakeChain(4, 256);
   const Op plain(chain, kGpu);
   const Op batched(chain, {{"device", "gpu(0)"}, {"max_batch_size", "8"}, {"batch_timeout_us", "2000"},
                            {"instances", "2"}});
@@ -275,7 +351,7 @@ TEST_CASE("GPU batching: 16 concurrent clients with max_batch_size 8 get the unb
 }
 
 TEST_CASE("GPU deadlines and cancellation end invocations with their own status", "[gpu]") {
-  const Chain chain = MakeChain(32, 2048);
+  const Model chain = MakeChain(32, 2048);
   const Op op(chain, kGpu);
   std::mt19937 rng(8);
   const Array in = Array::FromTensor(qv_test::Random({1024, 2048}, &rng), QV_GPU);
@@ -284,15 +360,26 @@ TEST_CASE("GPU deadlines and cancellation end invocations with their own status"
   QvInvokeOptions options;
   std::memset(&options, 0, sizeof(options));
   options.struct_size = sizeof(options);
-  options.deadline_us = 1;  // far shorter than the run
+  // 1 us from submission has passed before the invocation can even start, however fast the GPU.
+  options.deadline_us = 1;
   const Array late = op.Start(in.get(), &options);
   CHECK(QvNDArrayWaitToRead(late.get()) == QV_ERR_DEADLINE_EXCEEDED);
+  options.deadline_us = 60 * 1000 * 1000;
+  const Array in_time = op.Start(in.get(), &options);
+  CHECK(QvNDArrayWaitToRead(in_time.get()) == QV_OK);
 
-  const Array cancelled = op.Start(in.get());
-  int was_pending = 0;
-  REQUIRE(QvCancel(cancelled.get(), &was_pending) == QV_OK);
-  const int status = QvNDArrayWaitToRead(cancelled.get());
-  CHECK(status == (was_pending == 1 ? QV_ERR_CANCELLED : QV_OK));
+  // Cancelled right after submission, an invocation (milliseconds of GPU work) is all but always still
+  // pending, and then ends cancelled; one that was already delivering its results is left alone.
+  int cancelled_while_pending = 0;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const Array out = op.Start(in.get());
+    int was_pending = 0;
+    REQUIRE(QvCancel(out.get(), &was_pending) == QV_OK);
+    const int status = QvNDArrayWaitToRead(out.get());
+    CHECK(status == (was_pending == 1 ? QV_ERR_CANCELLED : QV_OK));
+    cancelled_while_pending += was_pending;
+  }
+  CHECK(cancelled_while_pending > 0);  // else cancellation went untested
 
   // The op goes on serving.
   const Array next = op.Start(in.get());

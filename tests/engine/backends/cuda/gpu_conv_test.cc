@@ -9,50 +9,20 @@
 #include <string>
 #include <vector>
 
-#include "quiver/c_api.h"
+#include "conv_graphs.h"
 #include "gpu_vs_cpu.h"
+#include "quiver/c_api.h"
 #include "support/single_op.h"
 
 namespace {
 
-using qv_ref::Tensor;
+using qv_test::AddBatchNorm;
+using qv_test::AddConv;
 using qv_test::AttrMap;
+using qv_test::Conv;
 using qv_test::ExpectGpuMatchesCpu;
 using qv_test::GraphBuilder;
-using Params = std::map<std::string, Tensor>;
-
-struct Conv {
-  int64_t filters;
-  int64_t kh, kw;
-  AttrMap extra;  // stride, pad, dilate, num_group, no_bias
-};
-
-// A Convolution node named `name` reading `in` (of `channels` channels), its parameters added to `params`.
-int AddConv(GraphBuilder& g, Params& params, std::mt19937& rng, const std::string& name, int in, int64_t channels,
-            const Conv& c) {
-  AttrMap attrs = c.extra;
-  attrs["kernel"] = qv_test::Tuple({c.kh, c.kw});
-  attrs["num_filter"] = std::to_string(c.filters);
-  const int64_t groups = attrs.count("num_group") ? std::stoll(attrs.at("num_group")) : 1;
-  const bool bias = attrs.count("no_bias") == 0 || attrs.at("no_bias") == "False";
-  std::vector<qv_test::Entry> ins = {in, g.Variable(name + "_weight")};
-  params[name + "_weight"] = qv_test::Random({c.filters, channels / groups, c.kh, c.kw}, &rng);
-  if (bias) {
-    ins.push_back(g.Variable(name + "_bias"));
-    params[name + "_bias"] = qv_test::Random({c.filters}, &rng);
-  }
-  return g.Op("Convolution", name, attrs, ins);
-}
-
-// A BatchNorm named `name` over `in`'s `channels` channels (folded into a convolution that feeds it).
-int AddBatchNorm(GraphBuilder& g, Params& params, std::mt19937& rng, const std::string& name, int in,
-                 int64_t channels) {
-  for (const char* p : {"_gamma", "_beta", "_moving_mean"}) params[name + p] = qv_test::Random({channels}, &rng);
-  params[name + "_moving_var"] = qv_test::Random({channels}, &rng, 0.5f, 1.5f);
-  return g.Op("BatchNorm", name, {{"eps", "0.001"}, {"fix_gamma", "False"}},
-              {in, g.Variable(name + "_gamma"), g.Variable(name + "_beta"), g.Variable(name + "_moving_mean"),
-               g.Variable(name + "_moving_var")});
-}
+using qv_test::Params;
 
 TEST_CASE("GPU Convolution matches the CPU: bias or none, stride, padding, dilation, groups, depthwise, 1x1, 7x7",
           "[gpu]") {
@@ -134,8 +104,8 @@ TEST_CASE("GPU Convolution + BatchNorm (folded) + ReLU matches the CPU, at batch
     }
 }
 
-// ResNet's blocks: conv-BN-ReLU, conv-BN, the shortcut added, then ReLU; the identity shortcut is the
-// block's input, the projection shortcut a strided 1x1 convolution's output.
+// ResNet's blocks: the identity shortcut is the block's input, the projection shortcut a strided 1x1
+// convolution's output.
 TEST_CASE("GPU residual blocks (conv + BN + add + ReLU) match the CPU", "[gpu]") {
   std::mt19937 rng(24);
   for (bool projection : {false, true})
@@ -143,22 +113,9 @@ TEST_CASE("GPU residual blocks (conv + BN + add + ReLU) match the CPU", "[gpu]")
       INFO("projection " << projection << ", batch " << batch);
       GraphBuilder g;
       Params params;
-      const int data = g.Variable("data");
       const int64_t in_channels = 16, channels = projection ? 32 : 16;
-      const AttrMap first = projection ? AttrMap{{"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"no_bias", "True"}}
-                                       : AttrMap{{"pad", "(1, 1)"}, {"no_bias", "True"}};
-      int x = AddConv(g, params, rng, "conv1", data, in_channels, {channels, 3, 3, first});
-      x = g.Op("relu", "relu1", {}, {AddBatchNorm(g, params, rng, "bn1", x, channels)});
-      x = AddConv(g, params, rng, "conv2", x, channels, {channels, 3, 3, {{"pad", "(1, 1)"}, {"no_bias", "True"}}});
-      x = AddBatchNorm(g, params, rng, "bn2", x, channels);
-      int shortcut = data;
-      if (projection) {
-        shortcut = AddConv(g, params, rng, "sc", data, in_channels,
-                           {channels, 1, 1, {{"stride", "(2, 2)"}, {"no_bias", "True"}}});
-        shortcut = AddBatchNorm(g, params, rng, "sc_bn", shortcut, channels);
-      }
-      const int sum = g.Op("elemwise_add", "add", {}, {x, shortcut});
-      g.Output(g.Op("Activation", "relu2", {{"act_type", "relu"}}, {sum}));
+      g.Output(qv_test::AddResidualBlock(g, params, rng, "block", g.Variable("data"), in_channels, channels,
+                                         projection));
       ExpectGpuMatchesCpu(g, params, {qv_test::Random({batch, in_channels, 12, 12}, &rng)});
     }
 }
