@@ -75,6 +75,8 @@ PY="${QUIVER_GPU_CHECK_PYTHON:-$(command -v python3 || true)}"
 [ -n "$PY" ] && PATH="$PATH:$(dirname "$PY")"
 PATH="$PATH:/usr/local/nvidia/bin"
 export PATH
+# Quiver's notices (a plan that could not be captured as a CUDA graph, and why) go to the log.
+export QUIVER_VERBOSE=1
 
 STAGES=(a b c d e f g h)
 declare -A TITLE=([a]="machine and versions" [b]="build (CUDA)" [c]="CUDA suites: GPU ops vs CPU"
