@@ -84,6 +84,7 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
   for (const char* type : {"relu", "sigmoid", "tanh", "softrelu", "softsign"})
     ExpectUnaryOp("Activation", {{"act_type", type}}, {2, 3, 5, 7}, -30.f, 30.f);
   ExpectUnaryOp("relu", {}, {1000});
+  ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
 
 TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
