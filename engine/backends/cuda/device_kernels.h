@@ -21,6 +21,7 @@ enum class UnaryFn {
   kElu,           // x > 0 ? x : a * (e^x - 1)
   kSelu,          // MXNet's constants
   kGelu,          // 0.5 x (1 + erf(x / sqrt 2))
+  kExp,
 };
 void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cudaStream_t stream);
 

@@ -87,6 +87,8 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
   ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
 
+TEST_CASE("GPU exp matches the CPU", "[gpu]") { ExpectUnaryOp("exp", {}, {3, 4, 25}, -20.f, 20.f); }
+
 TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
   ExpectUnaryOp("clip", {{"a_min", "-0.5"}, {"a_max", "1.25"}}, {3, 17});
   for (const AttrMap& attrs : std::vector<AttrMap>{{{"act_type", "leaky"}, {"slope", "0.1"}},
