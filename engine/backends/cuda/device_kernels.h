@@ -43,7 +43,8 @@ struct BroadcastGeometry {
 void Binary(BinaryFn fn, const BroadcastGeometry& g, const float* a, const float* b, float* y, int64_t n,
             cudaStream_t stream);
 
-// y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape (transpose, slices).
+// y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape or a view of it (transpose,
+// slices, tile, repeat).
 struct GatherGeometry {
   int ndim = 0;
   int64_t out[kMaxDims] = {};

@@ -181,6 +181,14 @@ TEST_CASE("GPU transpose and slices match the CPU", "[gpu]") {
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 8, 8}, &rng), qv_test::Random({1, 1, 5, 6}, &rng)});
 }
 
+TEST_CASE("GPU tile and repeat match the CPU", "[gpu]") {
+  ExpectUnaryOp("tile", {{"reps", "(2, 3)"}}, {2, 3, 4});
+  ExpectUnaryOp("tile", {{"reps", "(20, 1, 1, 1, 1)"}}, {1, 5, 3, 4});  // YOLOv3's boxes, a copy per class
+  ExpectUnaryOp("tile", {{"reps", "(2, 2, 2, 2)"}}, {2, 3, 4, 5});
+  for (const char* axis : {"0", "-1", "-2"}) ExpectUnaryOp("repeat", {{"repeats", "2"}, {"axis", axis}}, {2, 3, 5, 6});
+  ExpectUnaryOp("repeat", {{"repeats", "3"}}, {2, 3, 4});  // no axis: the flattened data
+}
+
 TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the full convention", "[gpu]") {
   const std::vector<AttrMap> cases = {
       {{"pool_type", "max"}, {"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}},
