@@ -5,6 +5,8 @@
 namespace qv {
 
 ActType ParseActType(const Attrs& attrs) {
+  if (attrs.op() == "relu") return ActType::kRelu;
+  if (attrs.op() == "sigmoid") return ActType::kSigmoid;
   const std::string t = attrs.Require("act_type");
   if (t == "relu") return ActType::kRelu;
   if (t == "sigmoid") return ActType::kSigmoid;
@@ -26,8 +28,9 @@ class ActivationOp : public OpDef {
   }
 };
 
-// relu(x) is Activation(act_type=relu) with the attribute implied.
-class ReluOp : public OpDef {
+// relu(x) and sigmoid(x) are Activation with the act_type implied, and run on its kernels: a
+// stand-alone sigmoid computes exactly what Activation(act_type=sigmoid) does.
+class ImpliedActivationOp : public OpDef {
  public:
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, 1);
@@ -37,7 +40,7 @@ class ReluOp : public OpDef {
 };
 
 const OpRegistrar kActivation({{"Activation"}}, new ActivationOp);
-const OpRegistrar kRelu({{"relu"}}, new ReluOp);
+const OpRegistrar kImplied({{"relu"}, {"sigmoid"}}, new ImpliedActivationOp);
 
 }  // namespace
 }  // namespace qv

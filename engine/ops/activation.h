@@ -6,7 +6,8 @@ namespace qv {
 
 enum class ActType { kRelu, kSigmoid, kTanh, kSoftRelu, kSoftSign };
 
-// Activation's act_type, failing with the node's name on an unknown type.
+// The function a node computes: Activation's act_type (failing with the node's name on an unknown
+// type), or the one that relu and sigmoid imply.
 ActType ParseActType(const Attrs& attrs);
 
 }  // namespace qv

@@ -1,5 +1,5 @@
 // Geometry of the operators that only move data: Reshape, expand_dims, transpose, slice, slice_axis,
-// slice_like.
+// slice_like, tile, repeat.
 #pragma once
 
 #include <vector>
@@ -24,9 +24,19 @@ SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input);
 // slice_like: the leading part of `input` with `like`'s size along `axes` (every axis when empty).
 SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape& like);
 
-// Where transpose, slice, slice_axis and slice_like read their row-major input: the output element at
-// row-major coordinates c over `out` reads input element offset + sum_d c_d * strides[d]. A stride is
-// permuted by a transpose and may be negative (a reversed slice).
+// tile's output shape: `reps` lined up with the input's last axes, the shorter of the two padded with
+// leading 1s (MXNet's and numpy's rule); every entry at least 1.
+Shape TileOutput(const Attrs& attrs, const Shape& input);
+// repeat's output shape: `axis` (negative counts from the end) `repeats` times longer, or without an
+// axis the flattened input, `repeats` times longer.
+Shape RepeatOutput(const Attrs& attrs, const Shape& input);
+
+// Where transpose, slice, slice_axis, slice_like, tile and repeat read their row-major input: the output
+// element at row-major coordinates c over `out` reads input element offset + sum_d c_d * strides[d]. A
+// stride is permuted by a transpose, negative in a reversed slice, and 0 along an axis that reads the
+// same elements again (tile, repeat). `out` is the output's shape or a view of it with the same
+// row-major order: axes of size 1 dropped, axes that read consecutively merged, and for tile and repeat
+// an axis split in two (a repeat count and the input's axis). It has at least one axis.
 struct StridedRead {
   Shape out;
   std::vector<int64_t> strides;

@@ -14,7 +14,8 @@ What is compared: a classifier's output; for the detector, its two outputs per a
 non-maximum suppression (its final detections are a selection from them, which small errors reorder):
 the class logits (the input of the last softmax) and the decoded boxes (box_decode's output). For the
 detector the directory holds its float32 symbol with these two outputs appended, which is what MXNet ran
-and what the test runs; its params are the conformance file's.
+and what the test runs; its params are the conformance file's. Those outputs are defined for GluonCV's
+SSD only: other detectors (YOLOv3, no box_decode) are left out, and listed under "left_out".
 
 Per model and conformance input the directory holds, as little-endian float32:
   NAME-SHAPE-in.f32             the input (copied from the conformance .npy)
@@ -35,6 +36,12 @@ from mxnet.contrib import amp
 import make_fixtures as AMP  # tests/amp/make_fixtures.py: running models, per-anchor outputs, writing files
 
 PATHS = ("amp", "amp_gluon")
+
+
+def is_ssd(conformance_dir, model):
+    """Whether a detector decodes SSD's way (a _contrib_box_decode node), which with_per_anchor() reads."""
+    with open(os.path.join(conformance_dir, model["prefix"] + "-symbol.json")) as f:
+        return any(n["op"] == "_contrib_box_decode" for n in json.load(f)["nodes"])
 
 
 def make_model(out_dir, conformance_dir, model):
@@ -87,8 +94,13 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.conformance, "manifest.json")) as f:
         conformance = json.load(f)
-    models = [make_model(args.out, args.conformance, m) for m in conformance["models"]]
-    AMP.write_manifest(args.out, __file__, {"conformance_set": conformance["set"], "models": models})
+    compared = [m for m in conformance["models"] if m["task"] != "detection" or is_ssd(args.conformance, m)]
+    left_out = [m["name"] for m in conformance["models"] if m not in compared]
+    if left_out:
+        AMP.log("left out (no per-anchor outputs defined for them): %s" % ", ".join(left_out))
+    models = [make_model(args.out, args.conformance, m) for m in compared]
+    AMP.write_manifest(args.out, __file__, {"conformance_set": conformance["set"], "models": models,
+                                            "left_out": left_out})
 
 
 if __name__ == "__main__":

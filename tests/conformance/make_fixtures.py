@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for SSD) and records MXNet's outputs.
+"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors) and records MXNet's outputs.
 
 Run by tests/conformance/make_fixtures.sh (which caches the result); directly:
     python tests/conformance/make_fixtures.py --set ci|full --out DIR [--only NAME ...]
 
 Every model gets fixed-seed random weights, then a few calibration passes on a fixed input that give
 each layer a unit-scale output (see calibrate()): without them deep random networks end in outputs
-that vanish, explode or do not depend on the input, and SSD's class scores all tie, which would make
+that vanish, explode or do not depend on the input, and a detector's class scores all tie, which would make
 the comparison meaningless. MXNet's outputs are those of the saved files, loaded back with
 SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed) and MXNet's
 outputs for it, saved as .npy; manifest.json lists them. A case MXNet itself refuses (a size the
@@ -38,24 +38,27 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                 "inceptionv3"] +
                ["mobilenet%s" % m for m in ("1.0", "0.75", "0.5", "0.25")] +
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
-DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc"]
+DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
+             "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]
 
 
 def native_size(name):
+    if name.startswith("yolo3"):
+        return 416
     return 299 if name == "inceptionv3" else 300 if "_300_" in name else 512 if name.startswith("ssd_512") else 224
 
 
 def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
     size = native_size(name)
-    other = {224: 160, 299: 331, 300: 256, 512: 384}[size]
+    other = {224: 160, 299: 331, 300: 256, 416: 320, 512: 384}[size]
     return [(1, size), (2, size), (1, other)]
 
 
 # CI: a few small models on small inputs (its cold cost is part of every fresh CI run).
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
-      "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)]}
+      "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)]}
 
 
 def build(name):
@@ -117,23 +120,37 @@ def calibrate(sym, args, auxs, x, rng):
                     args[p] = args[p] / std
 
 
+def score_logits(sym):
+    """The values a detector's scores are a function of, as one grouped symbol: SSD's class logits (the
+    input of its last softmax); YOLOv3's objectness and class logits (the inputs of the sigmoids whose
+    outputs multiply into the scores)."""
+    nodes = json.loads(sym.tojson())["nodes"]
+    internals = sym.get_internals()
+    softmax = [n for n in nodes if n["op"] == "softmax"]
+    if softmax:
+        heads = [softmax[-1]["inputs"][0][0]]
+    else:
+        sigmoids = {i for i, n in enumerate(nodes) if n["op"] == "sigmoid"}
+        heads = sorted({nodes[e[0]]["inputs"][0][0] for n in nodes if n["op"] == "broadcast_mul"
+                        for e in n["inputs"] if e[0] in sigmoids})
+    return mx.sym.Group([internals[nodes[i]["name"] + "_output"] for i in heads])
+
+
 def float32_error(sym, args, auxs, x, task):
     """MXNet float32 against MXNet float64 (its own non-oneDNN kernels), both on the exported files.
 
-    Classifiers: max |f32 - f64| / max |f64| over the output. Detectors: max |f32 - f64| over the class
-    logits (the input of the last softmax, whose values are the detection scores), since GluonCV's
-    decoder does not run in float64 in MXNet 1.9.1 (it builds a float32 `_arange`).
+    Classifiers: max |f32 - f64| / max |f64| over the output. Detectors: max |f32 - f64| over the
+    logits its scores are computed from (score_logits()), since GluonCV's decoders do not run in float64
+    in MXNet 1.9.1 (they build float32 `_arange`s).
     """
     if task == "detection":
-        nodes = json.loads(sym.tojson())["nodes"]
-        softmax = [n for n in nodes if n["op"] == "softmax"][-1]
-        sym = sym.get_internals()[nodes[softmax["inputs"][0][0]]["name"] + "_output"]
+        sym = score_logits(sym)
     runs = []
     for dtype in ("float32", "float64"):
         feed = dict(args, data=mx.nd.array(x))
         ex = sym.bind(mx.cpu(), args={k: feed[k].astype(dtype) for k in sym.list_arguments()},
                       aux_states={k: auxs[k].astype(dtype) for k in sym.list_auxiliary_states()}, grad_req="null")
-        runs.append(ex.forward(is_train=False)[0].asnumpy().astype(np.float64))
+        runs.append(np.concatenate([o.asnumpy().astype(np.float64).ravel() for o in ex.forward(is_train=False)]))
     error = np.abs(runs[0] - runs[1]).max()
     return float(error if task == "detection" else error / np.abs(runs[1]).max())
 

@@ -1,9 +1,9 @@
 """Every model of the conformance fixtures (tests/conformance/make_fixtures.py), run through Quiver and
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
-Classifiers: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD,
-outputs ids, scores, boxes): the same detections above a score threshold, matched by class, score
-(within 1e-4) and box (IoU > 0.99).
+Classifiers: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD
+and YOLOv3, outputs ids, scores, boxes): the same detections above a score threshold, matched by class,
+score (within 1e-4) and box (IoU > 0.99).
 
 Where MXNet's own float32 result is far from exact, 1e-4 is below what two float32 implementations can
 agree on, and the bounds widen to what the fixture measured (make_fixtures.py: each case's
@@ -12,8 +12,10 @@ amplify rounding ~10% per residual block: ResNet-152 v1 ends 3.2e-4 of its outpu
 float64 in MXNet and 3.6e-4 in Quiver, which tracks MXNet's error layer by layer. So:
 - classifiers: the bound is max(1e-4, 2 x MXNet's float32 error): two implementations each as far from
   the exact result as MXNet is;
-- detectors: the error is measured on the class logits (E, absolute); a softmax probability p moves by
-  at most 2 p (1 - p) times the logits' error, so a score may differ by max(1e-4, 4 p (1 - p) E),
+- detectors: the error is measured on the logits the scores come from (E, absolute); a softmax
+  probability p (SSD) moves by at most 2 p (1 - p) times the logits' error, and so does YOLOv3's score
+  p = sigmoid(a) sigmoid(b) (objectness times class: it moves by at most p (2 - sigmoid(a) - sigmoid(b)) E,
+  and 2 - u - v <= 2 (1 - u v) for u, v in (0, 1)), so a score may differ by max(1e-4, 4 p (1 - p) E),
   again twice MXNet's own share.
 
 QUIVER_CONFORMANCE_DIR names the fixture directory (tests/conformance/make_fixtures.sh prints it).
@@ -34,7 +36,7 @@ import quiver
 
 FIXTURES = Path(os.environ.get("QUIVER_CONFORMANCE_DIR", ""))
 TOLERANCE = 1e-4
-SCORE_THRESHOLD = 0.2  # detections compared; random-weight SSDs score their best boxes 0.3-0.7
+SCORE_THRESHOLD = 0.2  # detections compared; random-weight SSDs score their best boxes 0.3-0.7, YOLOv3s 0.6-0.8
 MIN_IOU = 0.99
 
 

@@ -1,4 +1,4 @@
-// Activation on oneDNN's eltwise primitive (any layout); softsign, which oneDNN lacks, as a loop.
+// Activation, relu and sigmoid on oneDNN's eltwise primitive (any layout); softsign, which oneDNN lacks, as a loop.
 #include <cmath>
 
 #include "backends/cpu/eltwise.h"
@@ -19,7 +19,7 @@ dnnl::algorithm EltwiseAlgorithm(ActType t) {
 }
 
 KernelBuild BuildActivation(const KernelRequest& req) {
-  const ActType type = req.attrs.op() == "relu" ? ActType::kRelu : ParseActType(req.attrs);
+  const ActType type = ParseActType(req.attrs);
   if (type == ActType::kSoftSign)
     return BuildElementwiseLoop(req, [](float x) { return x / (1.f + std::fabs(x)); }, /*keeps_zero=*/true);
   // oneDNN's soft_relu is log(1 + exp(alpha x)) / alpha: MXNet's is alpha = 1.
@@ -27,7 +27,7 @@ KernelBuild BuildActivation(const KernelRequest& req) {
   return BuildEltwise(req, EltwiseAlgorithm(type), alpha, 0.f);
 }
 
-const CpuKernelRegistrar kRegister({"Activation", "relu"}, BuildActivation);
+const CpuKernelRegistrar kRegister({"Activation", "relu", "sigmoid"}, BuildActivation);
 
 }  // namespace
 }  // namespace qv::cpu

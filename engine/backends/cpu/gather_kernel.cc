@@ -1,4 +1,4 @@
-// transpose, slice, slice_axis and slice_like as one strided gather over row-major data
+// transpose, slice, slice_axis, slice_like, tile and repeat as one strided gather over row-major data
 // (ops/shape_ops.h's StridedRead).
 #include <vector>
 
@@ -44,12 +44,12 @@ KernelBuild BuildGather(const KernelRequest& req) {
   KernelBuild build;
   build.runtime_inputs = {0};  // slice_like reads only the shape of its second input
   build.input_descs = {PlainDesc(shapes[0])};
-  build.output_descs = {PlainDesc(read.out)};
+  build.output_descs = {PlainDesc(req.outputs[0].shape)};
   build.kernel = std::make_unique<GatherKernel>(read.out, std::move(read.strides), read.offset);
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"transpose", "slice", "slice_axis", "slice_like"}, BuildGather);
+const CpuKernelRegistrar kRegister({"transpose", "slice", "slice_axis", "slice_like", "tile", "repeat"}, BuildGather);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,4 +1,4 @@
-// Activation (relu, sigmoid, tanh, softrelu, softsign) and relu on the element-wise kernel.
+// Activation (relu, sigmoid, tanh, softrelu, softsign), relu and sigmoid on the element-wise kernel.
 #include "backends/cuda/unary_kernel.h"
 #include "ops/activation.h"
 
@@ -17,11 +17,11 @@ launch::UnaryFn FunctionOf(ActType type) {
 }
 
 KernelBuild BuildActivation(const KernelRequest& req, DeviceConstantStore&) {
-  const ActType type = req.attrs.op() == "relu" ? ActType::kRelu : ParseActType(req.attrs);
+  const ActType type = ParseActType(req.attrs);
   return BuildUnary(req, FunctionOf(type));
 }
 
-const CudaKernelRegistrar kRegister({"Activation", "relu"}, BuildActivation);
+const CudaKernelRegistrar kRegister({"Activation", "relu", "sigmoid"}, BuildActivation);
 
 }  // namespace
 }  // namespace qv::cuda

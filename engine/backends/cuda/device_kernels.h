@@ -21,6 +21,7 @@ enum class UnaryFn {
   kElu,           // x > 0 ? x : a * (e^x - 1)
   kSelu,          // MXNet's constants
   kGelu,          // 0.5 x (1 + erf(x / sqrt 2))
+  kExp,
 };
 void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cudaStream_t stream);
 
@@ -42,7 +43,8 @@ struct BroadcastGeometry {
 void Binary(BinaryFn fn, const BroadcastGeometry& g, const float* a, const float* b, float* y, int64_t n,
             cudaStream_t stream);
 
-// y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape (transpose, slices).
+// y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape or a view of it (transpose,
+// slices, tile, repeat).
 struct GatherGeometry {
   int ndim = 0;
   int64_t out[kMaxDims] = {};

@@ -28,6 +28,7 @@ __device__ float Apply(UnaryFn fn, float x, float a, float b) {
       return kLambda * (x > 0.f ? x : kAlpha * expm1f(x));
     }
     case UnaryFn::kGelu: return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+    case UnaryFn::kExp: return expf(x);
   }
   return x;
 }

@@ -1,4 +1,4 @@
-// transpose, slice, slice_axis and slice_like as one strided gather over row-major data
+// transpose, slice, slice_axis, slice_like, tile and repeat as one strided gather over row-major data
 // (ops/shape_ops.h's StridedRead).
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_kernels.h"
@@ -39,7 +39,7 @@ KernelBuild BuildGather(const KernelRequest& req, DeviceConstantStore&) {
   return RowMajorBuild(req, {0}, std::make_unique<GatherKernel>(g, ElementCount(read.out)));
 }
 
-const CudaKernelRegistrar kRegister({"transpose", "slice", "slice_axis", "slice_like"}, BuildGather);
+const CudaKernelRegistrar kRegister({"transpose", "slice", "slice_axis", "slice_like", "tile", "repeat"}, BuildGather);
 
 }  // namespace
 }  // namespace qv::cuda

@@ -1,5 +1,5 @@
 // One float32 input, one output of the same shape, y = f(x) by the element-wise kernel
-// (device_kernels.h): the activations, clip, LeakyReLU's one-slope forms and scalar arithmetic.
+// (device_kernels.h): the activations, exp, clip, LeakyReLU's one-slope forms and scalar arithmetic.
 #pragma once
 
 #include "backends/cuda/cuda_kernel.h"

@@ -84,7 +84,10 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
   for (const char* type : {"relu", "sigmoid", "tanh", "softrelu", "softsign"})
     ExpectUnaryOp("Activation", {{"act_type", type}}, {2, 3, 5, 7}, -30.f, 30.f);
   ExpectUnaryOp("relu", {}, {1000});
+  ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
+
+TEST_CASE("GPU exp matches the CPU", "[gpu]") { ExpectUnaryOp("exp", {}, {3, 4, 25}, -20.f, 20.f); }
 
 TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
   ExpectUnaryOp("clip", {{"a_min", "-0.5"}, {"a_max", "1.25"}}, {3, 17});
@@ -176,6 +179,14 @@ TEST_CASE("GPU transpose and slices match the CPU", "[gpu]") {
   g.Output(g.Op("slice_like", "crop", {{"axes", "(2, 3)"}}, {g.Variable("data"), g.Variable("like")}));
   std::mt19937 rng(6);
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 8, 8}, &rng), qv_test::Random({1, 1, 5, 6}, &rng)});
+}
+
+TEST_CASE("GPU tile and repeat match the CPU", "[gpu]") {
+  ExpectUnaryOp("tile", {{"reps", "(2, 3)"}}, {2, 3, 4});
+  ExpectUnaryOp("tile", {{"reps", "(20, 1, 1, 1, 1)"}}, {1, 5, 3, 4});  // YOLOv3's boxes, a copy per class
+  ExpectUnaryOp("tile", {{"reps", "(2, 2, 2, 2)"}}, {2, 3, 4, 5});
+  for (const char* axis : {"0", "-1", "-2"}) ExpectUnaryOp("repeat", {{"repeats", "2"}, {"axis", axis}}, {2, 3, 5, 6});
+  ExpectUnaryOp("repeat", {{"repeats", "3"}}, {2, 3, 4});  // no axis: the flattened data
 }
 
 TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the full convention", "[gpu]") {
