@@ -23,17 +23,16 @@ CHUNK = 1 << 16
 
 
 class Report:
-    """What a possibly truncated report holds: its test cases, and the one it was cut short in."""
+    """What possibly truncated reports hold: their complete test cases, and those a run ended in."""
 
     @classmethod
     def merged(cls, paths):
         """The first report, with the cases of the others added (later runs of cases it did not hold)."""
         first = cls(paths[0])
-        first.cut = [first.cut_short] if first.cut_short is not None else []
         for path in paths[1:]:
             more = cls(path)
             first.cases += more.cases
-            first.cut += [more.cut_short] if more.cut_short is not None else []
+            first.cut += more.cut
         return first
 
     def __init__(self, path):
@@ -46,7 +45,7 @@ class Report:
             raise ValueError("no Catch2 XML in %s" % path)
         parser = ET.XMLPullParser(events=("start", "end"))
         self.cases = []          # complete TestCase elements
-        self.cut_short = None    # the TestCase element being written when the report ended
+        self.cut = []            # the TestCase elements a run ended in (a crash, a kill, a timeout)
         self.totals = None       # the run's OverallResults, when the report is complete
         self.complete = False
         open_case = None
@@ -70,15 +69,14 @@ class Report:
                         self.complete = True
         except ET.ParseError:
             pass  # a report cut short: what was parsed stands
-        if not self.complete:
-            self.cut_short = open_case
-        # A fatal signal (a crash, or the timeout's SIGTERM) ends the run inside its case: Catch2 still
-        # closes the report, but the cases after it never ran.
-        for case in self.cases:
-            if self.cut_short is None and case.find("FatalErrorCondition") is not None:
-                self.cut_short = case
-        if self.cut_short is not None and self.cut_short in self.cases:
-            self.cases.remove(self.cut_short)
+        if not self.complete and open_case is not None:
+            self.cut.append(open_case)
+        else:
+            # A fatal signal (a crash, or the timeout's SIGTERM) ends the run inside its case: Catch2
+            # still closes the report, but the cases after it never ran.
+            fatal = [c for c in self.cases if c.find("FatalErrorCondition") is not None][:1]
+            self.cut += fatal
+            self.cases = [c for c in self.cases if c not in fatal]
 
     @staticmethod
     def passed(case):

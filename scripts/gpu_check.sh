@@ -349,7 +349,6 @@ check_cuda_libraries() {
   fi
 }
 
-BUILT_TARGETS=""
 stage_b() {
   local root cudnn cublas_root cmake_args=() targets=() t avail rc warnings compiled
   FIGURES[$1]="sources: $(logged 60 "$PY" "$ROOT/scripts/keep_mtimes.py" "$WORK/tree-mtimes.json" "$ROOT" \
@@ -412,8 +411,7 @@ stage_b() {
   else
     RESULT[$1]="pass"
   fi
-  BUILT_TARGETS="${targets[*]}"
-  FIGURES[$1]+="; targets: ${BUILT_TARGETS}"
+  FIGURES[$1]+="; targets: ${targets[*]}"
 }
 
 # ------------------------------------------------------------------------------------------------
