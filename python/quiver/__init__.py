@@ -24,12 +24,14 @@ from .image import ImageTransform
 from .image_classifier import ImageClassifier
 from .object_detector import ObjectDetector
 from .predictor import Predictor
+from .segmenter import Segmentation, Segmenter
 
 __all__ = [
     "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
     "Future", "ImageClassifier",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
-    "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "ShapeError", "UnsupportedError",
+    "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "Segmentation", "Segmenter", "ShapeError",
+    "UnsupportedError",
     "memory_stats", "version", "wait_all",
 ]
 

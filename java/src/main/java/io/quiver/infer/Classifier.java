@@ -122,6 +122,12 @@ public class Classifier implements AutoCloseable {
     return parent.resolve("synset.txt");
   }
 
+  /** The labels of {@code synset.txt} beside the model, or null when there is none. */
+  static List<String> synsetIfPresent(String modelPrefix) {
+    final Path synset = synsetBeside(modelPrefix);
+    return Files.exists(synset) ? readSynset(synset) : null;
+  }
+
   /** Labels from a synset file: one per line, in class order; blank lines are skipped. */
   public static List<String> readSynset(Path path) {
     try {

@@ -1,8 +1,6 @@
 package io.quiver.infer;
 
 import java.awt.image.BufferedImage;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -28,7 +26,7 @@ public class ObjectDetector implements AutoCloseable {
   private final String layout;
 
   public ObjectDetector(String modelPrefix, int epoch, List<DataDesc> inputs) {
-    this(new Predictor(modelPrefix, epoch, inputs, Map.of()), synsetIfAny(modelPrefix), null);
+    this(new Predictor(modelPrefix, epoch, inputs, Map.of()), Classifier.synsetIfPresent(modelPrefix), null);
   }
 
   /**
@@ -110,10 +108,5 @@ public class ObjectDetector implements AutoCloseable {
 
   private static float clip(float value, int limit) {
     return Math.max(0, Math.min(value, limit));
-  }
-
-  private static List<String> synsetIfAny(String modelPrefix) {
-    final Path synset = Classifier.synsetBeside(modelPrefix);
-    return Files.exists(synset) ? Classifier.readSynset(synset) : null;
   }
 }
