@@ -1,4 +1,4 @@
-// Reshape (with MXNet's special codes) and expand_dims: the data keeps its row-major order.
+// Reshape (with MXNet's special codes), expand_dims, squeeze and reshape_like: the data keeps its row-major order.
 #include <algorithm>
 
 #include "common/error.h"
@@ -75,6 +75,57 @@ Shape ReshapeOutput(const Attrs& attrs, const Shape& input) {
   return out;
 }
 
+Shape SqueezeOutput(const Attrs& attrs, const Shape& input) {
+  const int64_t ndim = static_cast<int64_t>(input.size());
+  std::vector<bool> drop(input.size(), false);
+  if (attrs.GetString("axis", "None") == "None") {
+    for (int64_t d = 0; d < ndim; ++d) drop[d] = input[d] == 1;
+  } else {
+    for (int64_t a : attrs.GetTuple("axis", {})) {
+      Check(a >= -ndim && a < ndim, Status::kShape,
+            attrs.Where() + "axis " + std::to_string(a) + " is out of range for " + ShapeToString(input));
+      if (a < 0) a += ndim;
+      Check(input[a] == 1, Status::kShape,
+            attrs.Where() + "axis " + std::to_string(a) + " of " + ShapeToString(input) + " has size " +
+                std::to_string(input[a]) + "; only size-1 axes can be squeezed out");
+      drop[a] = true;
+    }
+  }
+  Shape out;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (!drop[d]) out.push_back(input[d]);
+  if (out.empty()) out.push_back(1);  // MXNet's (non-numpy) arrays have at least one dimension
+  return out;
+}
+
+Shape ReshapeLikeOutput(const Attrs& attrs, const Shape& lhs, const Shape& rhs) {
+  // A [begin, end) range of a shape's axes; negative bounds count from the end, None is the end.
+  auto range = [&](const char* begin_key, const char* end_key, const Shape& s) {
+    const int64_t n = static_cast<int64_t>(s.size());
+    auto bound = [&](const char* key, int64_t fallback) {
+      if (attrs.GetString(key, "None") == "None") return fallback;
+      int64_t b = attrs.GetInt(key, fallback);
+      if (b < 0) b += n;
+      Check(b >= 0 && b <= n, Status::kShape,
+            attrs.Where() + key + " " + attrs.GetString(key, "") + " is out of range for " + ShapeToString(s));
+      return b;
+    };
+    const int64_t begin = bound(begin_key, 0), end = bound(end_key, n);
+    Check(begin <= end, Status::kShape,
+          attrs.Where() + begin_key + " is past " + end_key + " for " + ShapeToString(s));
+    return std::pair<int64_t, int64_t>(begin, end);
+  };
+  const auto [lb, le] = range("lhs_begin", "lhs_end", lhs);
+  const auto [rb, re] = range("rhs_begin", "rhs_end", rhs);
+  Shape out(lhs.begin(), lhs.begin() + lb);
+  out.insert(out.end(), rhs.begin() + rb, rhs.begin() + re);
+  out.insert(out.end(), lhs.begin() + le, lhs.end());
+  Check(ElementCount(out) == ElementCount(lhs), Status::kShape,
+        attrs.Where() + "cannot reshape " + ShapeToString(lhs) + " to " + ShapeToString(out) + " (like " +
+            ShapeToString(rhs) + "): another element count");
+  return out;
+}
+
 namespace {
 
 class ReshapeOp : public OpDef {
@@ -103,7 +154,30 @@ class ExpandDimsOp : public OpDef {
   }
 };
 
+// squeeze(axis): size-1 axes removed.
+class SqueezeOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    return {{SqueezeOutput(attrs, in[0].shape), in[0].dtype}};
+  }
+};
+
+// reshape_like(lhs, rhs): lhs's data with (part of) rhs's shape; rhs's values are not read.
+class ReshapeLikeOp : public OpDef {
+ public:
+  std::vector<std::string> InputNames(const Attrs&) const override { return {"lhs", "rhs"}; }
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 2);
+    ExpectFloat32(attrs, in);
+    return {{ReshapeLikeOutput(attrs, in[0].shape, in[1].shape), in[0].dtype}};
+  }
+};
+
 const OpRegistrar kReshape({{"Reshape", {"reshape"}}}, new ReshapeOp);
+const OpRegistrar kSqueeze({{"squeeze"}}, new SqueezeOp);
+const OpRegistrar kReshapeLike({{"reshape_like"}}, new ReshapeLikeOp);
 const OpRegistrar kExpandDims({{"expand_dims"}}, new ExpandDimsOp);
 
 }  // namespace

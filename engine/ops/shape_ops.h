@@ -1,5 +1,5 @@
-// Geometry of the operators that only move data: Reshape, expand_dims, transpose, slice, slice_axis,
-// slice_like, tile, repeat.
+// Geometry of the operators that only move data: Reshape, expand_dims, squeeze, reshape_like, transpose,
+// SwapAxis, slice, slice_axis, slice_like, tile, repeat, broadcast_axis, broadcast_to, broadcast_like.
 #pragma once
 
 #include <vector>
@@ -13,6 +13,14 @@ Shape ReshapeOutput(const Attrs& attrs, const Shape& input);
 
 // transpose's permutation: `axes` (each axis once, none negative), or the reversed axes when empty.
 std::vector<int64_t> TransposeAxes(const Attrs& attrs, size_t ndim);
+
+// squeeze's output: the size-1 axes named by `axis` (all of them when absent) removed; (1) if none is left.
+Shape SqueezeOutput(const Attrs& attrs, const Shape& input);
+// reshape_like's output: lhs[:lhs_begin] + rhs[rhs_begin:rhs_end] + lhs[lhs_end:], with lhs's size.
+Shape ReshapeLikeOutput(const Attrs& attrs, const Shape& lhs, const Shape& rhs);
+
+// SwapAxis's permutation: the identity with dim1 and dim2 exchanged (negative axes count from the end).
+std::vector<int64_t> SwapAxisAxes(const Attrs& attrs, size_t ndim);
 
 // A strided window of the input: output index i along axis d reads input index begin[d] + i * step[d].
 struct SliceWindow {
@@ -31,10 +39,14 @@ Shape TileOutput(const Attrs& attrs, const Shape& input);
 // axis the flattened input, `repeats` times longer.
 Shape RepeatOutput(const Attrs& attrs, const Shape& input);
 
-// Where transpose, slice, slice_axis, slice_like, tile and repeat read their row-major input: the output
+// broadcast_axis, broadcast_to and broadcast_like's output shape, of the same rank as the data, whose
+// every axis is the output's size or 1. `inputs`: the node's input shapes.
+Shape BroadcastToOutput(const Attrs& attrs, const std::vector<Shape>& inputs);
+
+// Where transpose, SwapAxis, slice, slice_axis, slice_like, tile, repeat and the broadcasts read their row-major input: the output
 // element at row-major coordinates c over `out` reads input element offset + sum_d c_d * strides[d]. A
 // stride is permuted by a transpose, negative in a reversed slice, and 0 along an axis that reads the
-// same elements again (tile, repeat). `out` is the output's shape or a view of it with the same
+// same elements again (tile, repeat, a broadcast size-1 axis). `out` is the output's shape or a view of it with the same
 // row-major order: axes of size 1 dropped, axes that read consecutively merged, and for tile and repeat
 // an axis split in two (a repeat count and the input's axis). It has at least one axis.
 struct StridedRead {

@@ -71,8 +71,14 @@ StridedRead UncompactedRead(const Attrs& attrs, const std::vector<Shape>& inputs
   if (attrs.op() == "repeat") return RepeatRead(attrs, in);
   const std::vector<int64_t> in_strides = RowMajorStrides(in);
   StridedRead read;
-  if (attrs.op() == "transpose") {
-    for (int64_t a : TransposeAxes(attrs, in.size())) {
+  if (attrs.op() == "broadcast_axis" || attrs.op() == "broadcast_to" || attrs.op() == "broadcast_like") {
+    read.out = BroadcastToOutput(attrs, inputs);
+    for (size_t d = 0; d < in.size(); ++d) read.strides.push_back(in[d] == 1 ? 0 : in_strides[d]);
+    return read;
+  }
+  if (attrs.op() == "transpose" || attrs.op() == "SwapAxis") {
+    const bool swap = attrs.op() == "SwapAxis";
+    for (int64_t a : swap ? SwapAxisAxes(attrs, in.size()) : TransposeAxes(attrs, in.size())) {
       read.out.push_back(in[a]);
       read.strides.push_back(in_strides[a]);
     }

@@ -59,7 +59,7 @@ std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, cons
 
 namespace {
 
-// Flatten, Reshape and expand_dims keep the row-major order of the data: one reorder reads any
+// Flatten, Reshape, expand_dims, squeeze and reshape_like keep the row-major order of the data: one reorder reads any
 // layout and writes the row-major result, which is the output's bytes (int8 data stays int8).
 KernelBuild BuildRowMajorView(const KernelRequest& req) {
   const ValueInfo& in = req.inputs[0];
@@ -77,7 +77,7 @@ KernelBuild BuildRowMajorView(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"Flatten", "Reshape", "expand_dims"}, BuildRowMajorView, true);
+const CpuKernelRegistrar kRegister({"Flatten", "Reshape", "expand_dims", "squeeze", "reshape_like"}, BuildRowMajorView, true);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -44,7 +44,7 @@ void Binary(BinaryFn fn, const BroadcastGeometry& g, const float* a, const float
             cudaStream_t stream);
 
 // y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape or a view of it (transpose,
-// slices, tile, repeat).
+// SwapAxis, slices, tile, repeat, broadcasts).
 struct GatherGeometry {
   int ndim = 0;
   int64_t out[kMaxDims] = {};
@@ -52,6 +52,20 @@ struct GatherGeometry {
   int64_t offset = 0;
 };
 void Gather(const GatherGeometry& g, const float* x, float* y, int64_t n, cudaStream_t stream);
+
+// One output element per kept coordinate, reduced over the reduced axes' coordinates: input offset =
+// sum kept_coord * kept_stride + sum reduced_coord * reduced_stride (row-major coordinates of each).
+enum class ReduceFn { kSum, kMean, kMax, kMin, kProd };
+struct ReduceGeometry {
+  int kept_ndim = 0;
+  int64_t kept[kMaxDims] = {};
+  int64_t kept_stride[kMaxDims] = {};
+  int reduced_ndim = 0;
+  int64_t reduced[kMaxDims] = {};
+  int64_t reduced_stride[kMaxDims] = {};
+  int64_t reduced_count = 1;
+};
+void Reduce(ReduceFn fn, const ReduceGeometry& g, const float* x, float* y, int64_t n, cudaStream_t stream);
 
 // Softmax over the middle axis of x viewed as (outer, axis, inner), exp((x - max) * inv_temperature).
 void Softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner, float inv_temperature,

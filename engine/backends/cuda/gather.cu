@@ -1,6 +1,6 @@
-// A strided gather over row-major data (transpose, slice, tile, repeat): output element i reads the
-// input at offset + sum_d coord_d(i) * stride[d]; a stride may be negative (a reversed slice) or 0 (tile
-// and repeat read an element again).
+// A strided gather over row-major data (transpose, SwapAxis, slice, tile, repeat, broadcasts): output
+// element i reads the input at offset + sum_d coord_d(i) * stride[d]; a stride may be negative (a
+// reversed slice) or 0 (tile, repeat and broadcasts read an element again).
 #include "backends/cuda/device_kernels.h"
 #include "backends/cuda/launch_grid.cuh"
 

@@ -95,3 +95,31 @@ TEST_CASE("Flatten matches the reference", "[ops][reshape]") {
     });
   }
 }
+
+TEST_CASE("squeeze removes the size-1 axes named, or all of them", "[ops][reshape]") {
+  const Tensor x = RandomTensor({1, 3, 1, 4, 1}, 840);
+  ExpectClose(RunUnary("squeeze", {}, x), Tensor({3, 4}, x.data), "squeeze all");
+  ExpectClose(RunUnary("squeeze", {{"axis", "(0, -1)"}}, x), Tensor({3, 1, 4}, x.data), "squeeze (0, -1)");
+  ExpectClose(RunUnary("squeeze", {{"axis", "2"}}, x), Tensor({1, 3, 4, 1}, x.data), "squeeze 2");
+  const Tensor one = RandomTensor({1, 1}, 841);
+  ExpectClose(RunUnary("squeeze", {}, one), Tensor({1}, one.data), "squeeze to (1,)");
+  ExpectMessage(FailureOf([&] { RunUnary("squeeze", {{"axis", "1"}}, x); }), "op0", {"size 3", "size-1"});
+  ExpectMessage(FailureOf([&] { RunUnary("squeeze", {{"axis", "5"}}, x); }), "op0", {"axis 5", "out of range"});
+}
+
+TEST_CASE("reshape_like takes rhs's shape, or a range of it in place of a range of lhs's", "[ops][reshape]") {
+  auto like = [](const Tensor& lhs, const Tensor& rhs, const AttrMap& attrs) {
+    GraphBuilder g;
+    const int a = g.Variable("lhs"), b = g.Variable("rhs");
+    g.Output(g.Op("reshape_like", "op0", attrs, {a, b}));
+    return Run(g, {lhs, rhs}).at(0);
+  };
+  const Tensor x = RandomTensor({2, 12, 5}, 850);
+  ExpectClose(like(x, Tensor({6, 20}), {}), Tensor({6, 20}, x.data), "reshape_like whole");
+  ExpectClose(like(x, Tensor({9, 3, 4, 9}), {{"lhs_begin", "1"}, {"lhs_end", "2"}, {"rhs_begin", "1"}, {"rhs_end", "3"}}),
+              Tensor({2, 3, 4, 5}, x.data), "reshape_like a middle range");
+  ExpectClose(like(x, Tensor({7, 4, 6}), {{"lhs_end", "-1"}, {"rhs_begin", "-2"}, {"rhs_end", "None"}}),
+              Tensor({4, 6, 5}, x.data), "reshape_like negative bounds");
+  ExpectMessage(FailureOf([&] { like(x, Tensor({5, 5}), {}); }), "op0", {"another element count"});
+  ExpectMessage(FailureOf([&] { like(x, Tensor({6, 20}), {{"lhs_begin", "4"}}); }), "op0", {"lhs_begin", "out of range"});
+}

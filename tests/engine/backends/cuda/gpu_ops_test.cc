@@ -164,10 +164,15 @@ TEST_CASE("GPU Concat matches the CPU along the first, a middle and the last axi
   }
 }
 
-TEST_CASE("GPU Flatten, Reshape and expand_dims match the CPU", "[gpu]") {
+TEST_CASE("GPU Flatten, Reshape, expand_dims, squeeze and reshape_like match the CPU", "[gpu]") {
   ExpectUnaryOp("Flatten", {}, {2, 3, 4, 5});
   ExpectUnaryOp("Reshape", {{"shape", "(0, -1, 2)"}}, {3, 4, 6});
   ExpectUnaryOp("expand_dims", {{"axis", "1"}}, {3, 4});
+  ExpectUnaryOp("squeeze", {{"axis", "(0, 2)"}}, {1, 4, 1, 3});
+  GraphBuilder g;
+  g.Output(g.Op("reshape_like", "like", {}, {g.Variable("lhs"), g.Variable("rhs")}));
+  std::mt19937 rng(5);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 12}, &rng), qv_test::Random({4, 3, 2}, &rng)});
 }
 
 TEST_CASE("GPU transpose and slices match the CPU", "[gpu]") {
@@ -187,6 +192,26 @@ TEST_CASE("GPU tile and repeat match the CPU", "[gpu]") {
   ExpectUnaryOp("tile", {{"reps", "(2, 2, 2, 2)"}}, {2, 3, 4, 5});
   for (const char* axis : {"0", "-1", "-2"}) ExpectUnaryOp("repeat", {{"repeats", "2"}, {"axis", axis}}, {2, 3, 5, 6});
   ExpectUnaryOp("repeat", {{"repeats", "3"}}, {2, 3, 4});  // no axis: the flattened data
+}
+
+TEST_CASE("GPU reductions match the CPU: every axis, some axes, exclude, keepdims", "[gpu]") {
+  for (const char* op : {"sum", "mean", "max", "min"}) {
+    ExpectUnaryOp(op, {}, {2, 3, 4, 5});
+    ExpectUnaryOp(op, {{"axis", "(2, 3)"}, {"keepdims", "True"}}, {2, 3, 4, 5});
+    ExpectUnaryOp(op, {{"axis", "(0, -2)"}}, {2, 3, 4, 5});
+    ExpectUnaryOp(op, {{"axis", "1"}, {"exclude", "True"}}, {2, 3, 4, 5});
+  }
+  ExpectUnaryOp("prod", {{"axis", "-1"}}, {3, 4, 5}, 0.9f, 1.1f);
+}
+
+TEST_CASE("GPU SwapAxis and the broadcasts match the CPU", "[gpu]") {
+  ExpectUnaryOp("SwapAxis", {{"dim1", "1"}, {"dim2", "-1"}}, {2, 3, 4, 5});
+  ExpectUnaryOp("broadcast_axis", {{"axis", "(1, 3)"}, {"size", "(4, 5)"}}, {2, 1, 3, 1});
+  ExpectUnaryOp("broadcast_to", {{"shape", "(4, 0, 5)"}}, {1, 3, 1});
+  GraphBuilder g;
+  g.Output(g.Op("broadcast_like", "like", {}, {g.Variable("lhs"), g.Variable("rhs")}));
+  std::mt19937 rng(7);
+  ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 1, 1, 4}, &rng), qv_test::Random({2, 3, 5, 4}, &rng)});
 }
 
 TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the full convention", "[gpu]") {
