@@ -204,6 +204,17 @@ TEST_CASE("GPU reductions match the CPU: every axis, some axes, exclude, keepdim
   ExpectUnaryOp("prod", {{"axis", "-1"}}, {3, 4, 5}, 0.9f, 1.1f);
 }
 
+TEST_CASE("GPU SliceChannel and stack match the CPU", "[gpu]") {
+  std::mt19937 rng(8);
+  GraphBuilder split;
+  const int parts = split.Op("SliceChannel", "split", {{"num_outputs", "3"}, {"axis", "1"}}, {split.Variable("data")});
+  for (int p = 0; p < 3; ++p) split.Output({parts, p});
+  ExpectGpuMatchesCpu(split, {}, {qv_test::Random({2, 6, 4, 5}, &rng)});
+  GraphBuilder stack;
+  stack.Output(stack.Op("stack", "stack", {{"axis", "1"}, {"num_args", "2"}}, {stack.Variable("a"), stack.Variable("b")}));
+  ExpectGpuMatchesCpu(stack, {}, {qv_test::Random({3, 4, 5}, &rng), qv_test::Random({3, 4, 5}, &rng)});
+}
+
 TEST_CASE("GPU SwapAxis and the broadcasts match the CPU", "[gpu]") {
   ExpectUnaryOp("SwapAxis", {{"dim1", "1"}, {"dim2", "-1"}}, {2, 3, 4, 5});
   ExpectUnaryOp("broadcast_axis", {{"axis", "(1, 3)"}, {"size", "(4, 5)"}}, {2, 1, 3, 1});
