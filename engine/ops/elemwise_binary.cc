@@ -7,12 +7,24 @@
 namespace qv {
 namespace {
 
-// Every operator with its arithmetic.
-const std::map<std::string, BinaryOp>& Names() {
-  static const auto* names = new std::map<std::string, BinaryOp>{
-      {"elemwise_add", BinaryOp::kAdd}, {"broadcast_add", BinaryOp::kAdd}, {"elemwise_sub", BinaryOp::kSub},
-      {"broadcast_sub", BinaryOp::kSub}, {"elemwise_mul", BinaryOp::kMul}, {"broadcast_mul", BinaryOp::kMul},
-      {"elemwise_div", BinaryOp::kDiv}, {"broadcast_div", BinaryOp::kDiv},
+// Every operator with its function.
+const std::map<std::string, BinaryMath>& Names() {
+  using B = BinaryMath;
+  static const auto* names = new std::map<std::string, BinaryMath>{
+      {"elemwise_add", B::kAdd},          {"broadcast_add", B::kAdd},
+      {"elemwise_sub", B::kSub},          {"broadcast_sub", B::kSub},
+      {"elemwise_mul", B::kMul},          {"broadcast_mul", B::kMul},
+      {"elemwise_div", B::kDiv},          {"broadcast_div", B::kDiv},
+      {"_maximum", B::kMaximum},          {"broadcast_maximum", B::kMaximum},
+      {"_minimum", B::kMinimum},          {"broadcast_minimum", B::kMinimum},
+      {"_power", B::kPower},              {"broadcast_power", B::kPower},
+      {"_mod", B::kMod},                  {"broadcast_mod", B::kMod},
+      {"_equal", B::kEqual},              {"broadcast_equal", B::kEqual},
+      {"_not_equal", B::kNotEqual},       {"broadcast_not_equal", B::kNotEqual},
+      {"_greater", B::kGreater},          {"broadcast_greater", B::kGreater},
+      {"_greater_equal", B::kGreaterEqual}, {"broadcast_greater_equal", B::kGreaterEqual},
+      {"_lesser", B::kLesser},            {"broadcast_lesser", B::kLesser},
+      {"_lesser_equal", B::kLesserEqual}, {"broadcast_lesser_equal", B::kLesserEqual},
   };
   return *names;
 }
@@ -54,19 +66,39 @@ class BroadcastOp : public OpDef {
 const OpRegistrar kElemwise({{"elemwise_add", {"_Plus", "_plus", "_add"}},
                              {"elemwise_sub", {"_Minus", "_minus", "_sub"}},
                              {"elemwise_mul", {"_Mul", "_mul"}},
-                             {"elemwise_div", {"_Div", "_div"}}},
+                             {"elemwise_div", {"_Div", "_div"}},
+                             {"_maximum", {"_Maximum"}},
+                             {"_minimum", {"_Minimum"}},
+                             {"_power", {"_Power"}},
+                             {"_mod", {"_Mod"}},
+                             {"_equal"},
+                             {"_not_equal"},
+                             {"_greater"},
+                             {"_greater_equal"},
+                             {"_lesser"},
+                             {"_lesser_equal"}},
                             new ElemwiseOp);
 const OpRegistrar kBroadcast({{"broadcast_add", {"broadcast_plus"}},
                               {"broadcast_sub", {"broadcast_minus"}},
                               {"broadcast_mul"},
-                              {"broadcast_div"}},
+                              {"broadcast_div"},
+                              {"broadcast_maximum"},
+                              {"broadcast_minimum"},
+                              {"broadcast_power"},
+                              {"broadcast_mod"},
+                              {"broadcast_equal"},
+                              {"broadcast_not_equal"},
+                              {"broadcast_greater"},
+                              {"broadcast_greater_equal"},
+                              {"broadcast_lesser"},
+                              {"broadcast_lesser_equal"}},
                              new BroadcastOp);
 
 }  // namespace
 
-BinaryOp BinaryOpOf(const std::string& op) {
+BinaryMath BinaryMathOf(const std::string& op) {
   auto it = Names().find(op);
-  Check(it != Names().end(), Status::kInternal, "'" + op + "' is not a binary arithmetic operator");
+  Check(it != Names().end(), Status::kInternal, "'" + op + "' is not a binary element-wise operator");
   return it->second;
 }
 

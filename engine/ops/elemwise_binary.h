@@ -1,13 +1,13 @@
-// Two-input arithmetic: elemwise_* (equal shapes) and broadcast_* (numpy broadcasting).
+// Two-input arithmetic and comparisons: elemwise_* and the other equal-shape forms (_maximum, _power,
+// _equal, ...), and broadcast_* (numpy broadcasting).
 #pragma once
 
+#include "ops/binary_math.h"
 #include "ops/op.h"
 
 namespace qv {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
-
-// The arithmetic an operator name stands for ("elemwise_sub", "_Minus", "broadcast_div", ...).
-BinaryOp BinaryOpOf(const std::string& op);
+// The function an operator name stands for ("elemwise_sub", "_Minus", "broadcast_lesser", ...).
+BinaryMath BinaryMathOf(const std::string& op);
 
 }  // namespace qv

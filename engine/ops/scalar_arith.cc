@@ -7,14 +7,23 @@
 namespace qv {
 namespace {
 
-const std::map<std::string, ScalarArith::Kind>& Names() {
-  static const auto* names = new std::map<std::string, ScalarArith::Kind>{
-      {"_plus_scalar", ScalarArith::kPlus},     {"_minus_scalar", ScalarArith::kMinus},
-      {"_rminus_scalar", ScalarArith::kRMinus}, {"_mul_scalar", ScalarArith::kMul},
-      {"_div_scalar", ScalarArith::kDiv},       {"_rdiv_scalar", ScalarArith::kRDiv},
-      {"_greater_scalar", ScalarArith::kGreater}, {"_greater_equal_scalar", ScalarArith::kGreaterEqual},
-      {"_lesser_scalar", ScalarArith::kLesser},   {"_lesser_equal_scalar", ScalarArith::kLesserEqual},
-      {"_equal_scalar", ScalarArith::kEqual},     {"_not_equal_scalar", ScalarArith::kNotEqual},
+struct Form {
+  BinaryMath f;
+  bool scalar_first;
+};
+
+const std::map<std::string, Form>& Names() {
+  using B = BinaryMath;
+  static const auto* names = new std::map<std::string, Form>{
+      {"_plus_scalar", {B::kAdd, false}},      {"_minus_scalar", {B::kSub, false}},
+      {"_rminus_scalar", {B::kSub, true}},     {"_mul_scalar", {B::kMul, false}},
+      {"_div_scalar", {B::kDiv, false}},       {"_rdiv_scalar", {B::kDiv, true}},
+      {"_maximum_scalar", {B::kMaximum, false}}, {"_minimum_scalar", {B::kMinimum, false}},
+      {"_power_scalar", {B::kPower, false}},   {"_rpower_scalar", {B::kPower, true}},
+      {"_mod_scalar", {B::kMod, false}},       {"_rmod_scalar", {B::kMod, true}},
+      {"_greater_scalar", {B::kGreater, false}}, {"_greater_equal_scalar", {B::kGreaterEqual, false}},
+      {"_lesser_scalar", {B::kLesser, false}},   {"_lesser_equal_scalar", {B::kLesserEqual, false}},
+      {"_equal_scalar", {B::kEqual, false}},     {"_not_equal_scalar", {B::kNotEqual, false}},
   };
   return *names;
 }
@@ -22,12 +31,14 @@ const std::map<std::string, ScalarArith::Kind>& Names() {
 }  // namespace
 
 bool ScalarArith::AsLinear(float* alpha, float* beta) const {
-  switch (kind) {
-    case kPlus: *alpha = 1.f, *beta = scalar; return true;
-    case kMinus: *alpha = 1.f, *beta = -scalar; return true;
-    case kRMinus: *alpha = -1.f, *beta = scalar; return true;
-    case kMul: *alpha = scalar, *beta = 0.f; return true;
-    case kDiv: *alpha = 1.f / scalar, *beta = 0.f; return true;
+  switch (f) {
+    case BinaryMath::kAdd: *alpha = 1.f, *beta = scalar; return true;
+    case BinaryMath::kSub: *alpha = scalar_first ? -1.f : 1.f, *beta = scalar_first ? scalar : -scalar; return true;
+    case BinaryMath::kMul: *alpha = scalar, *beta = 0.f; return true;
+    case BinaryMath::kDiv:
+      if (scalar_first) return false;
+      *alpha = 1.f / scalar, *beta = 0.f;
+      return true;
     default: return false;
   }
 }
@@ -50,6 +61,12 @@ const OpRegistrar kRegister({{"_plus_scalar", {"_PlusScalar"}},
                              {"_mul_scalar", {"_MulScalar"}},
                              {"_div_scalar", {"_DivScalar"}},
                              {"_rdiv_scalar", {"_RDivScalar"}},
+                             {"_maximum_scalar", {"_MaximumScalar"}},
+                             {"_minimum_scalar", {"_MinimumScalar"}},
+                             {"_power_scalar", {"_PowerScalar"}},
+                             {"_rpower_scalar", {"_RPowerScalar"}},
+                             {"_mod_scalar", {"_ModScalar"}},
+                             {"_rmod_scalar", {"_RModScalar"}},
                              {"_greater_scalar"},
                              {"_greater_equal_scalar"},
                              {"_lesser_scalar"},
@@ -64,7 +81,8 @@ ScalarArith ScalarArith::Parse(const Attrs& attrs) {
   auto it = Names().find(attrs.op());
   Check(it != Names().end(), Status::kInternal, attrs.Where() + "is not a scalar arithmetic operator");
   ScalarArith s;
-  s.kind = it->second;
+  s.f = it->second.f;
+  s.scalar_first = it->second.scalar_first;
   attrs.Require("scalar");
   s.scalar = static_cast<float>(attrs.GetFloat("scalar", 0));
   return s;

@@ -1,5 +1,7 @@
-// Two-input arithmetic: oneDNN's binary primitive for equal shapes (any layout, the right side
-// converted to the left's), a row-major loop with numpy broadcasting otherwise.
+// Two-input arithmetic and comparisons (ops/binary_math.h): oneDNN's binary primitive for add, sub,
+// mul, div, maximum and minimum of equal shapes (any layout, the right side converted to the left's),
+// a row-major loop with numpy broadcasting otherwise.
+#include <optional>
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -11,24 +13,36 @@ namespace {
 
 class BroadcastKernel : public Kernel {
  public:
-  BroadcastKernel(BinaryOp op, const Shape& a, const Shape& b, const Shape& out) : op_(op), out_(out) {
+  BroadcastKernel(BinaryMath f, const Shape& a, const Shape& b, const Shape& out) : f_(f), out_(out) {
     // Row-major strides of each input over the output's axes; 0 where the input broadcasts.
     a_strides_ = StridesFor(a);
     b_strides_ = StridesFor(b);
   }
 
   void Execute(const ExecArgs& args) const override {
-    switch (op_) {
-      case BinaryOp::kAdd: return Run(args, [](float x, float y) { return x + y; });
-      case BinaryOp::kSub: return Run(args, [](float x, float y) { return x - y; });
-      case BinaryOp::kMul: return Run(args, [](float x, float y) { return x * y; });
-      case BinaryOp::kDiv: return Run(args, [](float x, float y) { return x / y; });
+    // One loop per function, so that the function inlines into it.
+    using B = BinaryMath;
+    switch (f_) {
+      case B::kAdd: return Run<B::kAdd>(args);
+      case B::kSub: return Run<B::kSub>(args);
+      case B::kMul: return Run<B::kMul>(args);
+      case B::kDiv: return Run<B::kDiv>(args);
+      case B::kMaximum: return Run<B::kMaximum>(args);
+      case B::kMinimum: return Run<B::kMinimum>(args);
+      case B::kPower: return Run<B::kPower>(args);
+      case B::kMod: return Run<B::kMod>(args);
+      case B::kEqual: return Run<B::kEqual>(args);
+      case B::kNotEqual: return Run<B::kNotEqual>(args);
+      case B::kGreater: return Run<B::kGreater>(args);
+      case B::kGreaterEqual: return Run<B::kGreaterEqual>(args);
+      case B::kLesser: return Run<B::kLesser>(args);
+      case B::kLesserEqual: return Run<B::kLesserEqual>(args);
     }
   }
 
  private:
-  template <typename F>
-  void Run(const ExecArgs& args, F f) const {
+  template <BinaryMath F>
+  void Run(const ExecArgs& args) const {
     const float* a = static_cast<const float*>(args.inputs[0]);
     const float* b = static_cast<const float*>(args.inputs[1]);
     float* y = static_cast<float*>(args.outputs[0]);
@@ -42,7 +56,7 @@ class BroadcastKernel : public Kernel {
         ia += coord * a_strides_[d];
         ib += coord * b_strides_[d];
       }
-      y[i] = f(a[ia], b[ib]);
+      y[i] = ApplyBinaryMath(F, a[ia], b[ib]);
     });
   }
 
@@ -57,39 +71,42 @@ class BroadcastKernel : public Kernel {
     return strides;
   }
 
-  BinaryOp op_;
+  BinaryMath f_;
   Shape out_;
   std::vector<int64_t> a_strides_, b_strides_;
 };
 
-dnnl::algorithm BinaryAlgorithm(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return dnnl::algorithm::binary_add;
-    case BinaryOp::kSub: return dnnl::algorithm::binary_sub;
-    case BinaryOp::kMul: return dnnl::algorithm::binary_mul;
-    case BinaryOp::kDiv: break;
+// oneDNN's algorithm for the functions it has whose f(0, 0) = 0 (a blocked layout's zero padding stays
+// zero); division too, on row-major data only (its padding would be divided by zero).
+std::optional<dnnl::algorithm> DnnlAlgorithm(BinaryMath f) {
+  switch (f) {
+    case BinaryMath::kAdd: return dnnl::algorithm::binary_add;
+    case BinaryMath::kSub: return dnnl::algorithm::binary_sub;
+    case BinaryMath::kMul: return dnnl::algorithm::binary_mul;
+    case BinaryMath::kDiv: return dnnl::algorithm::binary_div;
+    case BinaryMath::kMaximum: return dnnl::algorithm::binary_max;
+    case BinaryMath::kMinimum: return dnnl::algorithm::binary_min;
+    default: return std::nullopt;
   }
-  return dnnl::algorithm::binary_div;
 }
 
 KernelBuild BuildBinary(const KernelRequest& req) {
-  const BinaryOp op = BinaryOpOf(req.attrs.op());
+  const BinaryMath f = BinaryMathOf(req.attrs.op());
   const Shape& a = req.inputs[0].type.shape;
   const Shape& b = req.inputs[1].type.shape;
   const Shape& out = req.outputs[0].shape;
   KernelBuild build;
   build.runtime_inputs = {0, 1};
-  // A blocked layout's padding would be divided by zero, so division runs on row-major data.
-  const bool plain_only = op == BinaryOp::kDiv && req.inputs[0].desc != PlainDesc(a);
-  if (a != b || plain_only) {
+  const std::optional<dnnl::algorithm> algorithm = DnnlAlgorithm(f);
+  const bool plain_only = f == BinaryMath::kDiv && req.inputs[0].desc != PlainDesc(a);
+  if (a != b || !algorithm || plain_only) {
     build.input_descs = {PlainDesc(a), PlainDesc(b)};
     build.output_descs = {PlainDesc(out)};
-    build.kernel = std::make_unique<BroadcastKernel>(op, a, b, out);
+    build.kernel = std::make_unique<BroadcastKernel>(f, a, b, out);
     return build;
   }
   const Desc layout = req.inputs[0].desc;
-  const dnnl::algorithm algorithm = BinaryAlgorithm(op);
-  const dnnl::binary::primitive_desc pd(CpuEngine(), algorithm, layout, layout, layout, BaseAttr());
+  const dnnl::binary::primitive_desc pd(CpuEngine(), *algorithm, layout, layout, layout, BaseAttr());
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};
   args[DNNL_ARG_SRC_1] = {ArgSource::kInput, 1, nullptr, layout};
@@ -100,8 +117,12 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
-                                    "broadcast_sub", "broadcast_mul", "broadcast_div"},
+const CpuKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
+                                    "_minimum", "_power", "_mod", "_equal", "_not_equal", "_greater", "_greater_equal",
+                                    "_lesser", "_lesser_equal", "broadcast_add", "broadcast_sub", "broadcast_mul",
+                                    "broadcast_div", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
+                                    "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+                                    "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal"},
                                    BuildBinary);
 
 }  // namespace

@@ -1,17 +1,20 @@
-// exp as a loop over row-major data: std::exp on floats is the expf that MXNet's CPU kernel calls
-// (mshadow_op::exp), so the results agree bit for bit.
-#include <cmath>
-
+// The element-wise math functions (ops/unary_math.h) as a loop: the same float functions MXNet's CPU
+// kernels call (exp is expf, ...), so the results agree with MXNet's bit for bit.
 #include "backends/cpu/eltwise.h"
+#include "ops/unary_math.h"
 
 namespace qv::cpu {
 namespace {
 
-KernelBuild BuildExp(const KernelRequest& req) {
-  return BuildElementwiseLoop(req, [](float x) { return std::exp(x); }, /*keeps_zero=*/false);
+KernelBuild BuildUnaryMath(const KernelRequest& req) {
+  const UnaryMath f = UnaryMathOf(req.attrs.op());
+  return BuildElementwiseLoop(req, [f](float x) { return ApplyUnaryMath(f, x); }, KeepsZero(f));
 }
 
-const CpuKernelRegistrar kRegister({"exp"}, BuildExp);
+const CpuKernelRegistrar kRegister({"exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
+                                    "square", "reciprocal", "abs", "sign", "negative", "floor", "ceil", "round",
+                                    "rint", "trunc", "fix", "sin", "cos", "tan", "tanh", "erf"},
+                                   BuildUnaryMath);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,12 +1,17 @@
 // The backend's own CUDA kernels (the .cu files beside this one), as plain launch functions: they
 // take device pointers and a stream, enqueue one kernel and return at once. Only plain types cross
-// this line, so nvcc never compiles engine headers and the kernel factories stay ordinary C++.
+// this line, so nvcc compiles no engine header but ops/unary_math.h and ops/binary_math.h (plain
+// functions written for both compilers, so that both backends compute the same math), and the kernel
+// factories stay ordinary C++.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+
+#include "ops/binary_math.h"
+#include "ops/unary_math.h"
 
 namespace qv::cuda::launch {
 
@@ -15,15 +20,15 @@ enum class UnaryFn {
   kRelu, kSigmoid, kTanh, kSoftRelu, kSoftSign,
   kClip,          // min(max(x, a), b)
   kLinear,        // a * x + b
-  kReciprocal,    // a / x
-  kGreater, kGreaterEqual, kLesser, kLesserEqual, kEqual, kNotEqual,  // x ? a: 1 or 0
   kLeaky,         // x > 0 ? x : a * x
   kElu,           // x > 0 ? x : a * (e^x - 1)
   kSelu,          // MXNet's constants
   kGelu,          // 0.5 x (1 + erf(x / sqrt 2))
-  kExp,
 };
 void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cudaStream_t stream);
+
+// y = ApplyUnaryMath(f, x): the element-wise math functions, as the CPU computes them (ops/unary_math.h).
+void Math(UnaryMath f, const float* x, float* y, int64_t n, cudaStream_t stream);
 
 // y = x * scale[c] + shift[c], then max(y, 0) if relu; c = (i / inner) % channels.
 void ChannelAffine(const float* x, const float* scale, const float* shift, float* y, int64_t n, int64_t channels,
@@ -31,8 +36,7 @@ void ChannelAffine(const float* x, const float* scale, const float* shift, float
 
 constexpr int kMaxDims = 8;
 
-// a op b over the output's shape; an input's stride is 0 along the axes it broadcasts.
-enum class BinaryFn { kAdd, kSub, kMul, kDiv };
+// f(a, b) over the output's shape; an input's stride is 0 along the axes it broadcasts.
 struct BroadcastGeometry {
   int ndim = 0;
   int64_t out[kMaxDims] = {};
@@ -40,8 +44,10 @@ struct BroadcastGeometry {
   int64_t b_stride[kMaxDims] = {};
   bool same_shapes = false;  // no broadcasting: element i of each
 };
-void Binary(BinaryFn fn, const BroadcastGeometry& g, const float* a, const float* b, float* y, int64_t n,
+void Binary(BinaryMath f, const BroadcastGeometry& g, const float* a, const float* b, float* y, int64_t n,
             cudaStream_t stream);
+// y = f(x, c), or f(c, x) when scalar_first: the scalar operators that are no linear map of x.
+void ScalarBinary(BinaryMath f, float c, bool scalar_first, const float* x, float* y, int64_t n, cudaStream_t stream);
 
 // y[i] = x[offset + sum_d coord_d(i) * stride[d]] over the output's shape or a view of it (transpose,
 // SwapAxis, slices, tile, repeat, broadcasts).

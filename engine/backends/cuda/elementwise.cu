@@ -14,13 +14,6 @@ __device__ float Apply(UnaryFn fn, float x, float a, float b) {
     case UnaryFn::kSoftSign: return x / (1.f + fabsf(x));
     case UnaryFn::kClip: return fminf(fmaxf(x, a), b);
     case UnaryFn::kLinear: return a * x + b;
-    case UnaryFn::kReciprocal: return a / x;
-    case UnaryFn::kGreater: return x > a ? 1.f : 0.f;
-    case UnaryFn::kGreaterEqual: return x >= a ? 1.f : 0.f;
-    case UnaryFn::kLesser: return x < a ? 1.f : 0.f;
-    case UnaryFn::kLesserEqual: return x <= a ? 1.f : 0.f;
-    case UnaryFn::kEqual: return x == a ? 1.f : 0.f;
-    case UnaryFn::kNotEqual: return x != a ? 1.f : 0.f;
     case UnaryFn::kLeaky: return x > 0.f ? x : a * x;
     case UnaryFn::kElu: return x > 0.f ? x : a * expm1f(x);
     case UnaryFn::kSelu: {
@@ -28,7 +21,6 @@ __device__ float Apply(UnaryFn fn, float x, float a, float b) {
       return kLambda * (x > 0.f ? x : kAlpha * expm1f(x));
     }
     case UnaryFn::kGelu: return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
-    case UnaryFn::kExp: return expf(x);
   }
   return x;
 }
@@ -36,6 +28,10 @@ __device__ float Apply(UnaryFn fn, float x, float a, float b) {
 __global__ void UnaryKernel(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n) {
   for (int64_t i = FirstIndex(); i < n; i += GridStride())
     y[i] = Apply(fn, x[i], a, b);
+}
+
+__global__ void MathKernel(UnaryMath f, const float* x, float* y, int64_t n) {
+  for (int64_t i = FirstIndex(); i < n; i += GridStride()) y[i] = ApplyUnaryMath(f, x[i]);
 }
 
 __global__ void ChannelAffineKernel(const float* x, const float* scale, const float* shift, float* y, int64_t n,
@@ -64,6 +60,10 @@ __global__ void WhereKernel(const float* cond, const float* x, const float* y, f
 
 void Unary(UnaryFn fn, float a, float b, const float* x, float* y, int64_t n, cudaStream_t stream) {
   UnaryKernel<<<BlocksFor(n), kThreads, 0, stream>>>(fn, a, b, x, y, n);
+}
+
+void Math(UnaryMath f, const float* x, float* y, int64_t n, cudaStream_t stream) {
+  MathKernel<<<BlocksFor(n), kThreads, 0, stream>>>(f, x, y, n);
 }
 
 void ChannelAffine(const float* x, const float* scale, const float* shift, float* y, int64_t n, int64_t channels,

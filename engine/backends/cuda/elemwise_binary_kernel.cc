@@ -1,4 +1,4 @@
-// elemwise_* and broadcast_* (add, sub, mul, div) with numpy broadcasting, up to 8 dimensions.
+// The two-input element-wise operators (ops/binary_math.h) with numpy broadcasting, up to 8 dimensions.
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_kernels.h"
 #include "common/error.h"
@@ -9,28 +9,18 @@ namespace {
 
 class BinaryKernel : public CudaKernel {
  public:
-  BinaryKernel(launch::BinaryFn fn, const launch::BroadcastGeometry& g, int64_t n) : fn_(fn), g_(g), n_(n) {}
+  BinaryKernel(BinaryMath f, const launch::BroadcastGeometry& g, int64_t n) : f_(f), g_(g), n_(n) {}
   void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
-    launch::Binary(fn_, g_, static_cast<const float*>(args.inputs[0]), static_cast<const float*>(args.inputs[1]),
+    launch::Binary(f_, g_, static_cast<const float*>(args.inputs[0]), static_cast<const float*>(args.inputs[1]),
                    static_cast<float*>(args.outputs[0]), n_, on.stream);
     CheckLaunch("a binary element-wise kernel");
   }
 
  private:
-  launch::BinaryFn fn_;
+  BinaryMath f_;
   launch::BroadcastGeometry g_;
   int64_t n_;
 };
-
-launch::BinaryFn FunctionOf(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return launch::BinaryFn::kAdd;
-    case BinaryOp::kSub: return launch::BinaryFn::kSub;
-    case BinaryOp::kMul: return launch::BinaryFn::kMul;
-    case BinaryOp::kDiv: break;
-  }
-  return launch::BinaryFn::kDiv;
-}
 
 // Row-major strides of `in` over the output's axes (aligned at the right); 0 where it broadcasts.
 void StridesFor(const Shape& in, const Shape& out, int64_t* strides) {
@@ -55,12 +45,16 @@ KernelBuild BuildBinary(const KernelRequest& req, DeviceConstantStore&) {
   for (size_t d = 0; d < out.size(); ++d) g.out[d] = out[d];
   StridesFor(a, out, g.a_stride);
   StridesFor(b, out, g.b_stride);
-  return RowMajorBuild(req, {0, 1}, std::make_unique<BinaryKernel>(FunctionOf(BinaryOpOf(req.attrs.op())), g,
+  return RowMajorBuild(req, {0, 1}, std::make_unique<BinaryKernel>(BinaryMathOf(req.attrs.op()), g,
                                                                    ElementCount(out)));
 }
 
-const CudaKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
-                                     "broadcast_sub", "broadcast_mul", "broadcast_div"},
+const CudaKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
+                                     "_minimum", "_power", "_mod", "_equal", "_not_equal", "_greater", "_greater_equal",
+                                     "_lesser", "_lesser_equal", "broadcast_add", "broadcast_sub", "broadcast_mul",
+                                     "broadcast_div", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
+                                     "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+                                     "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal"},
                                     BuildBinary);
 
 }  // namespace

@@ -1,33 +1,37 @@
-// Arithmetic and comparisons with a scalar attribute on the element-wise kernel.
+// Arithmetic and comparisons with a scalar attribute: the linear ones (x + s, s - x, x * s, x / s, ...)
+// on the element-wise kernel, the others as f(x, s) or f(s, x) (ops/binary_math.h).
 #include "backends/cuda/unary_kernel.h"
-#include "common/error.h"
 #include "ops/scalar_arith.h"
 
 namespace qv::cuda {
 namespace {
 
+class ScalarBinaryKernel : public CudaKernel {
+ public:
+  ScalarBinaryKernel(const ScalarArith& s, int64_t n) : s_(s), n_(n) {}
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    launch::ScalarBinary(s_.f, s_.scalar, s_.scalar_first, static_cast<const float*>(args.inputs[0]),
+                         static_cast<float*>(args.outputs[0]), n_, on.stream);
+    CheckLaunch("a scalar element-wise kernel");
+  }
+
+ private:
+  ScalarArith s_;
+  int64_t n_;
+};
+
 KernelBuild BuildScalarArith(const KernelRequest& req, DeviceConstantStore&) {
-  using launch::UnaryFn;
   const ScalarArith s = ScalarArith::Parse(req.attrs);
   float alpha = 0.f, beta = 0.f;
-  if (s.AsLinear(&alpha, &beta)) return BuildUnary(req, UnaryFn::kLinear, alpha, beta);
-  const float c = s.scalar;
-  switch (s.kind) {
-    case ScalarArith::kRDiv: return BuildUnary(req, UnaryFn::kReciprocal, c);
-    case ScalarArith::kGreater: return BuildUnary(req, UnaryFn::kGreater, c);
-    case ScalarArith::kGreaterEqual: return BuildUnary(req, UnaryFn::kGreaterEqual, c);
-    case ScalarArith::kLesser: return BuildUnary(req, UnaryFn::kLesser, c);
-    case ScalarArith::kLesserEqual: return BuildUnary(req, UnaryFn::kLesserEqual, c);
-    case ScalarArith::kEqual: return BuildUnary(req, UnaryFn::kEqual, c);
-    case ScalarArith::kNotEqual: return BuildUnary(req, UnaryFn::kNotEqual, c);
-    default: break;  // the linear kinds, above
-  }
-  throw Error(Status::kInternal, req.attrs.Where() + "unknown scalar operator");
+  if (s.AsLinear(&alpha, &beta)) return BuildUnary(req, launch::UnaryFn::kLinear, alpha, beta);
+  return RowMajorBuild(req, {0}, std::make_unique<ScalarBinaryKernel>(s, ElementCount(req.outputs[0].shape)));
 }
 
 const CudaKernelRegistrar kRegister({"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
-                                     "_rdiv_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
-                                     "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"},
+                                     "_rdiv_scalar", "_maximum_scalar", "_minimum_scalar", "_power_scalar",
+                                     "_rpower_scalar", "_mod_scalar", "_rmod_scalar", "_greater_scalar",
+                                     "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar",
+                                     "_equal_scalar", "_not_equal_scalar"},
                                     BuildScalarArith);
 
 }  // namespace

@@ -1,6 +1,10 @@
-// elemwise_* and broadcast_* add/sub/mul/div (with MXNet's aliases) against a broadcasting reference;
-// elemwise_add, _Plus and broadcast_add (named data inputs, more broadcast shapes) against
+// elemwise_* and broadcast_* add/sub/mul/div (with MXNet's aliases), and maximum, minimum, power, mod
+// and the comparisons, against a broadcasting reference (MXNet's mod rules checked on worked
+// examples); elemwise_add, _Plus and broadcast_add (named data inputs, more broadcast shapes) against
 // support/reference_ops.h.
+#include <cmath>
+#include <functional>
+
 #include "engine/ops/op_test_util.h"
 
 using namespace qv_op_test;
@@ -17,7 +21,7 @@ float Apply(char op, float a, float b) {
 }
 
 // numpy broadcasting, written with explicit multi-indices.
-Tensor RefBinary(char op, const Tensor& a, const Tensor& b) {
+Tensor RefBinary(const std::function<float(float, float)>& f, const Tensor& a, const Tensor& b) {
   const size_t n = std::max(a.shape.size(), b.shape.size());
   Shape pa(n - a.shape.size(), 1), pb(n - b.shape.size(), 1), out(n);
   pa.insert(pa.end(), a.shape.begin(), a.shape.end());
@@ -32,9 +36,43 @@ Tensor RefBinary(char op, const Tensor& a, const Tensor& b) {
       ia += (pa[d] == 1 ? 0 : idx[d]) * sa[d];
       ib += (pb[d] == 1 ? 0 : idx[d]) * sb[d];
     }
-    y.data[i] = Apply(op, a.data[ia], b.data[ib]);
+    y.data[i] = f(a.data[ia], b.data[ib]);
   }
   return y;
+}
+
+Tensor RefBinary(char op, const Tensor& a, const Tensor& b) {
+  return RefBinary([op](float x, float y) { return Apply(op, x, y); }, a, b);
+}
+
+// Python's %: the remainder has the divisor's sign; MXNet gives 0 for a zero divisor.
+float PythonMod(float a, float b) {
+  if (b == 0.f) return 0.f;
+  const double r = std::fmod(static_cast<double>(a), static_cast<double>(b));
+  return static_cast<float>(r != 0 && ((r < 0) != (b < 0)) ? r + b : r);
+}
+
+const std::vector<std::pair<const char*, std::function<float(float, float)>>>& MoreFunctions() {
+  static const std::vector<std::pair<const char*, std::function<float(float, float)>>> functions = {
+      {"maximum", [](float a, float b) { return a > b ? a : b; }},
+      {"minimum", [](float a, float b) { return a < b ? a : b; }},
+      {"power", [](float a, float b) { return static_cast<float>(std::pow(static_cast<double>(a), b)); }},
+      {"mod", PythonMod},
+      {"equal", [](float a, float b) { return a == b ? 1.f : 0.f; }},
+      {"not_equal", [](float a, float b) { return a != b ? 1.f : 0.f; }},
+      {"greater", [](float a, float b) { return a > b ? 1.f : 0.f; }},
+      {"greater_equal", [](float a, float b) { return a >= b ? 1.f : 0.f; }},
+      {"lesser", [](float a, float b) { return a < b ? 1.f : 0.f; }},
+      {"lesser_equal", [](float a, float b) { return a <= b ? 1.f : 0.f; }},
+  };
+  return functions;
+}
+
+// Values on a coarse grid, so that the comparisons meet equal pairs too.
+Tensor GridTensor(const Shape& shape, unsigned seed, float lo, float hi) {
+  Tensor t = RandomTensor(shape, seed, lo, hi);
+  for (float& v : t.data) v = std::round(v * 2.f) / 2.f;
+  return t;
 }
 
 Tensor RunBinary(const std::string& op, const Tensor& a, const Tensor& b) {
@@ -79,6 +117,26 @@ TEST_CASE("broadcast add/sub/mul/div match numpy broadcasting, either side stret
                   name + " " + qv_ref::ShapeToString(sa) + " with " + qv_ref::ShapeToString(sb));
     }
   }
+}
+
+TEST_CASE("maximum, minimum, power, mod and the comparisons, element-wise and broadcast", "[ops][binary]") {
+  unsigned seed = 150;
+  for (const auto& [name, f] : MoreFunctions()) {
+    const std::string fn = name;
+    // power over positive bases (a negative base with a fractional exponent is NaN in both).
+    const float lo = fn == "power" ? 0.5f : -4.f;
+    const Tensor a = GridTensor({3, 4, 5}, seed++, lo, 4.f), b = GridTensor({3, 4, 5}, seed++, -3.f, 3.f);
+    ExpectClose(RunBinary("_" + fn, a, b), RefBinary(f, a, b), "_" + fn, 2e-6);
+    const Tensor row = GridTensor({1, 4, 1}, seed++, -3.f, 3.f);
+    ExpectClose(RunBinary("broadcast_" + fn, a, row), RefBinary(f, a, row), "broadcast_" + fn, 2e-6);
+  }
+  // MXNet's mod, worked out by hand: the divisor's sign, and 0 for a zero divisor.
+  const Tensor a({6}, {-7.f, 7.f, -7.f, 7.f, 6.f, 5.5f}), b({6}, {3.f, -3.f, -3.f, 3.f, 0.f, 2.f});
+  ExpectClose(RunBinary("_mod", a, b), Tensor({6}, {2.f, -2.f, -1.f, 1.f, 0.f, 1.5f}), "_mod examples", 0.0);
+  // MXNet's legacy spellings.
+  ExpectClose(RunBinary("_Maximum", a, b), RefBinary(MoreFunctions()[0].second, a, b), "_Maximum", 0.0);
+  ExpectClose(RunBinary("_Power", Tensor({2}, {2.f, 3.f}), Tensor({2}, {3.f, 2.f})), Tensor({2}, {8.f, 9.f}), "_Power",
+              0.0);
 }
 
 TEST_CASE("binary ops on convolution outputs in blocked layouts", "[ops][binary]") {

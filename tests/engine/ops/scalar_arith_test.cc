@@ -74,3 +74,17 @@ TEST_CASE("scalar comparisons give 1 or 0, also after a blocked convolution", "[
     ExpectClose(RunUnary(name, {{"scalar", "0.5"}}, x), want, name);
   }
 }
+
+TEST_CASE("scalar maximum, minimum, power and mod, either order, with their legacy names", "[ops][scalar]") {
+  const Tensor x({6}, {-7.f, -2.5f, 0.f, 1.5f, 4.f, 7.f});
+  auto run = [&](const std::string& op, const char* scalar) { return RunUnary(op, {{"scalar", scalar}}, x); };
+  ExpectClose(run("_maximum_scalar", "1"), Tensor({6}, {1, 1, 1, 1.5f, 4, 7}), "_maximum_scalar", 0.0);
+  ExpectClose(run("_MinimumScalar", "1"), Tensor({6}, {-7, -2.5f, 0, 1, 1, 1}), "_MinimumScalar", 0.0);
+  ExpectClose(run("_power_scalar", "2"), Tensor({6}, {49, 6.25f, 0, 2.25f, 16, 49}), "_power_scalar", 0.0);
+  ExpectClose(run("_rpower_scalar", "2"), Tensor({6}, {1.f / 128, std::pow(2.f, -2.5f), 1, std::pow(2.f, 1.5f), 16, 128}),
+              "_rpower_scalar", 1e-6);
+  // MXNet's mod takes the divisor's sign: -7 mod 3 = 2, 7 mod -3 = -2; and x mod 0 = 0.
+  ExpectClose(run("_mod_scalar", "3"), Tensor({6}, {2, 0.5f, 0, 1.5f, 1, 1}), "_mod_scalar 3", 0.0);
+  ExpectClose(run("_ModScalar", "-3"), Tensor({6}, {-1, -2.5f, 0, -1.5f, -2, -2}), "_ModScalar -3", 0.0);
+  ExpectClose(run("_rmod_scalar", "10"), Tensor({6}, {-4, -0, 0, 1, 2, 3}), "_rmod_scalar 10", 0.0);
+}

@@ -87,7 +87,14 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
   ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
 
-TEST_CASE("GPU exp matches the CPU", "[gpu]") { ExpectUnaryOp("exp", {}, {3, 4, 25}, -20.f, 20.f); }
+TEST_CASE("GPU math functions match the CPU", "[gpu]") {
+  ExpectUnaryOp("exp", {}, {3, 4, 25}, -20.f, 20.f);
+  for (const char* op : {"expm1", "cbrt", "square", "abs", "sign", "negative", "floor", "ceil", "round", "rint", "trunc",
+                         "fix", "sin", "cos", "tan", "tanh", "erf"})
+    ExpectUnaryOp(op, {}, {3, 4, 25}, -1.5f, 1.5f);
+  for (const char* op : {"log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal"})
+    ExpectUnaryOp(op, {}, {3, 4, 25}, 0.1f, 10.f);
+}
 
 TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
   ExpectUnaryOp("clip", {{"a_min", "-0.5"}, {"a_max", "1.25"}}, {3, 17});
@@ -102,7 +109,8 @@ TEST_CASE("GPU clip and LeakyReLU match the CPU", "[gpu]") {
 TEST_CASE("GPU scalar arithmetic and comparisons match the CPU", "[gpu]") {
   for (const char* op : {"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
                          "_rdiv_scalar", "_greater_scalar", "_greater_equal_scalar", "_lesser_scalar",
-                         "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar"})
+                         "_lesser_equal_scalar", "_equal_scalar", "_not_equal_scalar", "_maximum_scalar",
+                         "_minimum_scalar", "_power_scalar", "_rpower_scalar", "_mod_scalar", "_rmod_scalar"})
     ExpectUnaryOp(op, {{"scalar", "0.5"}}, {6, 11}, 0.25f, 2.f);
   // Exact hits for the equality tests.
   GraphBuilder g;
@@ -110,6 +118,20 @@ TEST_CASE("GPU scalar arithmetic and comparisons match the CPU", "[gpu]") {
   g.Output(g.Op("_equal_scalar", "eq", {{"scalar", "2"}}, {data}));
   g.Output(g.Op("_not_equal_scalar", "ne", {{"scalar", "2"}}, {data}));
   ExpectGpuMatchesCpu(g, {}, {Tensor({5}, {1, 2, 3, 2, 0})});
+}
+
+TEST_CASE("GPU maximum, minimum, power, mod and comparisons match the CPU", "[gpu]") {
+  std::mt19937 rng(9);
+  for (const char* f : {"maximum", "minimum", "power", "mod", "equal", "not_equal", "greater", "greater_equal",
+                        "lesser", "lesser_equal"}) {
+    INFO(f);
+    GraphBuilder g;
+    const int a = g.Variable("a"), b = g.Variable("b");
+    g.Output(g.Op(std::string("_") + f, "same", {}, {a, b}));
+    g.Output(g.Op(std::string("broadcast_") + f, "stretched", {}, {a, g.Variable("row")}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({3, 4, 5}, &rng, 0.5f, 3.f), qv_test::Random({3, 4, 5}, &rng, -2.f, 2.f),
+                                qv_test::Random({1, 4, 1}, &rng, -2.f, 2.f)});
+  }
 }
 
 TEST_CASE("GPU binary operators match the CPU, with broadcasting and parameter operands", "[gpu]") {
