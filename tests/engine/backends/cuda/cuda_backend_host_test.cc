@@ -46,7 +46,8 @@ TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[
   const Backend& backend = FindBackend(kGpu0);
   const std::vector<std::string> expected = {
       "Activation", "BatchNorm", "Concat", "Convolution", "Flatten", "FullyConnected", "L2Normalization", "LeakyReLU",
-      "Pooling", "Reshape", "SoftmaxActivation", "SoftmaxOutput", "_arange", "_contrib_box_decode", "_contrib_box_nms",
+      "Pooling", "Reshape", "SoftmaxActivation", "SoftmaxOutput", "_arange", "_contrib_AdaptiveAvgPooling2D",
+      "_contrib_BilinearResize2D", "_contrib_box_decode", "_contrib_box_nms",
       "_div_scalar", "_equal_scalar", "_greater_equal_scalar", "_greater_scalar", "_lesser_equal_scalar",
       "_lesser_scalar", "_minus_scalar", "_mul_scalar", "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar",
       "_rminus_scalar", "amp_cast", "amp_multicast", "broadcast_add", "broadcast_div", "broadcast_mul",
@@ -140,6 +141,14 @@ TEST_CASE("The detection, AMP, where, L2Normalization and prelu kernels build wi
   const TensorType boxes{{2, 6132, 6}, DType::kFloat32};
   CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"id_index", "0"}, {"topk", "400"}}, {boxes}, {boxes}));
   CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"topk", "0"}}, {boxes}, {boxes}));
+}
+
+TEST_CASE("The adaptive pooling and bilinear resize kernels build without device work", "[cuda]") {
+  const TensorType data{{2, 8, 28, 28}, DType::kFloat32}, pooled{{2, 8, 6, 6}, DType::kFloat32};
+  CHECK_NOTHROW(BuildOnGpu("_contrib_AdaptiveAvgPooling2D", {{"output_size", "6"}}, {data}, {pooled}));
+  CHECK_NOTHROW(BuildOnGpu("_contrib_BilinearResize2D", {{"height", "28"}, {"width", "28"}}, {pooled}, {data}));
+  CHECK_NOTHROW(BuildOnGpu("_contrib_BilinearResize2D", {{"mode", "like"}, {"align_corners", "False"}}, {pooled, data},
+                           {data}));
 }
 
 TEST_CASE("A parameter no CUDA kernel uploaded stays on the host when repacked", "[cuda]") {
