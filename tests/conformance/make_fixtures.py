@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors) and records MXNet's outputs.
+"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors and segmentation
+models) and records MXNet's outputs.
 
 Run by tests/conformance/make_fixtures.sh (which caches the result); directly:
     python tests/conformance/make_fixtures.py --set ci|full --out DIR [--only NAME ...]
@@ -11,6 +12,11 @@ the comparison meaningless. MXNet's outputs are those of the saved files, loaded
 SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed) and MXNet's
 outputs for it, saved as .npy; manifest.json lists them. A case MXNet itself refuses (a size the
 model's fixed pooling or dense layers cannot take) is recorded under "refused" with MXNet's reason.
+
+GluonCV's segmentation models fix their output size when built (crop_size: the final bilinear resize
+writes that size whatever the input; PSPNet and DeepLab also resize their pooled branches to 1/8 of it,
+so they take no other input size): each is built without its auxiliary head for the size of its first
+case, which is also where it is calibrated.
 
 Each case also records how far MXNet's own float32 result is from a float64 run of the same files
 ("mxnet_float32_error", see float32_error()): deep random networks amplify float32 rounding (ResNet-152
@@ -40,9 +46,12 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
              "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]
+SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
 
 
 def native_size(name):
+    if name in SEGMENTERS:
+        return 224  # GluonCV's own is 480: its dilated ResNet-50 costs fixtures ~5x as much there
     if name.startswith("yolo3"):
         return 416
     return 299 if name == "inceptionv3" else 300 if "_300_" in name else 512 if name.startswith("ssd_512") else 224
@@ -52,19 +61,26 @@ def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
     size = native_size(name)
     other = {224: 160, 299: 331, 300: 256, 416: 320, 512: 384}[size]
-    return [(1, size), (2, size), (1, other)]
+    return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
 
 
 # CI: a few small models on small inputs (its cold cost is part of every fresh CI run).
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
-      "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)]}
+      "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
+      "psp_resnet50_ade": [(1, 64), (2, 64)]}
 
 
-def build(name):
-    if name in DETECTORS:
+def task(name):
+    return "detection" if name in DETECTORS else "segmentation" if name in SEGMENTERS else "classification"
+
+
+def build(name, size):
+    """The Gluon network; a segmentation model is built for input and output size `size`."""
+    if name in DETECTORS + SEGMENTERS:
         from gluoncv import model_zoo
-        return model_zoo.get_model(name, pretrained=False, pretrained_base=False)
+        extra = {"aux": False, "crop_size": size} if name in SEGMENTERS else {}
+        return model_zoo.get_model(name, pretrained=False, pretrained_base=False, **extra)
     from mxnet.gluon.model_zoo import vision
     return vision.get_model(name)
 
@@ -78,7 +94,7 @@ def initialize(net):
             init = mx.init.One()
         else:
             init = mx.init.Zero()
-        p.initialize(default_init=init)
+        p.initialize(default_init=init, force_reinit=True)  # GluonCV initialises some heads when built
 
 
 def calibrate(sym, args, auxs, x, rng):
@@ -163,10 +179,10 @@ def export(name, cases, out_dir, tmp_dir):
     seed = zlib.crc32(name.encode()) % (2 ** 31)
     rng = np.random.RandomState(seed)
     mx.random.seed(seed)
-    net = build(name)
-    initialize(net)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
-    size = native_size(name)
+    size = cases[0][1] if name in SEGMENTERS else native_size(name)
+    net = build(name, size)
+    initialize(net)
     calib = mx.nd.array(rng.normal(0, 1, (2, 3, size, size)).astype(np.float32))
     net.hybridize()
     net(calib)
@@ -178,7 +194,7 @@ def export(name, cases, out_dir, tmp_dir):
     # The oracle runs the files exactly as a user would load them.
     model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
     model.hybridize()
-    entry = {"name": name, "prefix": name, "task": "detection" if name in DETECTORS else "classification",
+    entry = {"name": name, "prefix": name, "task": task(name),
              "cases": [], "refused": []}
     for batch, size in cases:
         shape = (batch, 3, size, size)
@@ -206,7 +222,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS}
+    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS + SEGMENTERS}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:

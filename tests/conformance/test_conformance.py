@@ -1,17 +1,18 @@
 """Every model of the conformance fixtures (tests/conformance/make_fixtures.py), run through Quiver and
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
-Classifiers: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD
-and YOLOv3, outputs ids, scores, boxes): the same detections above a score threshold, matched by class,
-score (within 1e-4) and box (IoU > 0.99).
+Classifiers, and segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
+pixel, compared as a classifier's output is): max |quiver - mxnet| <= 1e-4 x the output's scale
+(max |mxnet|). Detectors (GluonCV SSD and YOLOv3, outputs ids, scores, boxes): the same detections above
+a score threshold, matched by class, score (within 1e-4) and box (IoU > 0.99).
 
 Where MXNet's own float32 result is far from exact, 1e-4 is below what two float32 implementations can
 agree on, and the bounds widen to what the fixture measured (make_fixtures.py: each case's
 "mxnet_float32_error", MXNet float32 against a float64 run of the same files). Deep random ResNets
 amplify rounding ~10% per residual block: ResNet-152 v1 ends 3.2e-4 of its output scale away from
 float64 in MXNet and 3.6e-4 in Quiver, which tracks MXNet's error layer by layer. So:
-- classifiers: the bound is max(1e-4, 2 x MXNet's float32 error): two implementations each as far from
-  the exact result as MXNet is;
+- classifiers and segmentation models: the bound is max(1e-4, 2 x MXNet's float32 error): two
+  implementations each as far from the exact result as MXNet is;
 - detectors: the error is measured on the logits the scores come from (E, absolute); a softmax
   probability p (SSD) moves by at most 2 p (1 - p) times the logits' error, and so does YOLOv3's score
   p = sigmoid(a) sigmoid(b) (objectness times class: it moves by at most p (2 - sigmoid(a) - sigmoid(b)) E,

@@ -86,6 +86,22 @@ struct PoolGeometry {
 };
 void Pool(const PoolGeometry& g, const float* x, float* y, cudaStream_t stream);
 
+// _contrib_AdaptiveAvgPooling2D of NCHW planes (ops/adaptive_avg_pooling.h's cells, summed row by
+// row, divided by the cell's width and then its height).
+struct AdaptivePoolGeometry {
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+};
+void AdaptiveAvgPool(const AdaptivePoolGeometry& g, const float* x, float* y, cudaStream_t stream);
+
+// _contrib_BilinearResize2D of NCHW planes (ops/bilinear_resize.h); scale_h and scale_w are
+// BilinearScale's for each axis.
+struct BilinearResizeGeometry {
+  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
+  float scale_h = 0, scale_w = 0;
+  bool align_corners = true;
+};
+void BilinearResize(const BilinearResizeGeometry& g, const float* x, float* y, cudaStream_t stream);
+
 // y = x > 0 ? x : gamma[c] * x with c = (i / inner) % channels, or gamma[0] everywhere when shared
 // (LeakyReLU prelu).
 void PRelu(const float* x, const float* gamma, float* y, int64_t n, int64_t channels, int64_t inner, bool shared,

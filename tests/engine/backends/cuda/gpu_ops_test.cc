@@ -261,6 +261,38 @@ TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the f
   for (const AttrMap& attrs : cases) ExpectUnaryOp("Pooling", attrs, {2, 3, 9, 10});
 }
 
+TEST_CASE("GPU AdaptiveAvgPooling2D matches the CPU: uniform, uneven and overlapping cells", "[gpu]") {
+  ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "3"}}, {2, 3, 12, 12});
+  ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "6"}}, {1, 16, 28, 28});
+  ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "(3, 4)"}}, {2, 2, 7, 10});
+  ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {}, {1, 4, 5, 6});
+  ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "(7, 9)"}}, {1, 2, 3, 4});
+}
+
+TEST_CASE("GPU BilinearResize2D matches the CPU: both corner conventions, up, down, modes, like", "[gpu]") {
+  for (const char* align : {"True", "False"}) {
+    INFO("align_corners " << align);
+    ExpectUnaryOp("_contrib_BilinearResize2D", {{"height", "64"}, {"width", "64"}, {"align_corners", align}},
+                  {2, 3, 8, 8});
+    ExpectUnaryOp("_contrib_BilinearResize2D", {{"height", "6"}, {"width", "4"}, {"align_corners", align}},
+                  {1, 2, 17, 13});
+    ExpectUnaryOp("_contrib_BilinearResize2D", {{"height", "1"}, {"width", "9"}, {"align_corners", align}},
+                  {1, 2, 6, 7});
+    ExpectUnaryOp("_contrib_BilinearResize2D", {{"height", "4"}, {"width", "3"}, {"align_corners", align}},
+                  {1, 3, 1, 1});
+    ExpectUnaryOp("_contrib_BilinearResize2D",
+                  {{"mode", "odd_scale"}, {"scale_height", "2"}, {"scale_width", "0.5"}, {"align_corners", align}},
+                  {1, 2, 5, 8});
+    ExpectUnaryOp("_contrib_BilinearResize2D", {{"mode", "to_even_up"}, {"align_corners", align}}, {1, 2, 5, 6});
+    GraphBuilder g;
+    g.Output(g.Op("_contrib_BilinearResize2D", "op0", {{"mode", "like"}, {"align_corners", align}},
+                  {g.Variable("data"), g.Variable("like")}));
+    std::mt19937 rng(13);
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 6, 5}, &rng), qv_test::Random({1, 1, 11, 3}, &rng)});
+  }
+  ExpectUnaryOp("_contrib_BilinearResize2D", {{"height", "6"}, {"width", "6"}}, {1, 2, 6, 6});  // a copy
+}
+
 TEST_CASE("GPU stand-alone BatchNorm matches the CPU, with and without a fused ReLU", "[gpu]") {
   std::mt19937 rng(8);
   for (bool relu : {false, true})
