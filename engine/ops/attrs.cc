@@ -76,28 +76,48 @@ bool Attrs::GetBool(const std::string& key, bool fallback) const {
   Bad(key, v, "a boolean");
 }
 
-std::vector<int64_t> Attrs::GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const {
-  if (!Has(key)) return fallback;
+std::vector<std::string> Attrs::TupleItems(const std::string& key, const char* expected) const {
   std::string v = Trim(GetString(key, ""));
-  if (v == "None") return fallback;
   if (!v.empty() && (v.front() == '(' || v.front() == '[')) {
     if (v.size() < 2 || (v.back() != ')' && v.back() != ']')) Bad(key, v, "a tuple");
     v = v.substr(1, v.size() - 2);
   }
-  std::vector<int64_t> out;
+  std::vector<std::string> items;
   size_t start = 0;
   while (start <= v.size()) {
     const size_t comma = v.find(',', start);
     const std::string item = Trim(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!item.empty()) {
-      int64_t x = 0;
-      if (!ParseInt(item, &x) || out.size() >= 16) Bad(key, GetString(key, ""), "a tuple of integers");
-      out.push_back(x);
-    } else if (comma != std::string::npos && !out.empty() && v.find_first_not_of(" ", comma + 1) != std::string::npos) {
-      Bad(key, GetString(key, ""), "a tuple of integers");
+      if (items.size() >= 16) Bad(key, GetString(key, ""), expected);
+      items.push_back(item);
+    } else if (comma != std::string::npos && !items.empty() && v.find_first_not_of(" ", comma + 1) != std::string::npos) {
+      Bad(key, GetString(key, ""), expected);
     }
     if (comma == std::string::npos) break;
     start = comma + 1;
+  }
+  return items;
+}
+
+std::vector<int64_t> Attrs::GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const {
+  if (!Has(key) || Trim(GetString(key, "")) == "None") return fallback;
+  std::vector<int64_t> out;
+  for (const std::string& item : TupleItems(key, "a tuple of integers")) {
+    int64_t x = 0;
+    if (!ParseInt(item, &x)) Bad(key, GetString(key, ""), "a tuple of integers");
+    out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<double> Attrs::GetFloatTuple(const std::string& key, const std::vector<double>& fallback) const {
+  if (!Has(key) || Trim(GetString(key, "")) == "None") return fallback;
+  std::vector<double> out;
+  for (const std::string& item : TupleItems(key, "a tuple of numbers")) {
+    char* end = nullptr;
+    const double d = std::strtod(item.c_str(), &end);
+    if (*end != '\0') Bad(key, GetString(key, ""), "a tuple of numbers");
+    out.push_back(d);
   }
   return out;
 }

@@ -28,6 +28,8 @@ class Attrs {
   bool GetBool(const std::string& key, bool fallback) const;
   // "(3, 3)", "[3,3]", "3" (one value), "()" (empty); "None" gives the fallback.
   std::vector<int64_t> GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const;
+  // The same spellings with numbers: "(0.1, 0.1, 0.2, 0.2)", "0.5".
+  std::vector<double> GetFloatTuple(const std::string& key, const std::vector<double>& fallback) const;
   // A tuple whose entries may be "None" (slice's begin/end/step): "(0, None)"; absent gives {}.
   std::vector<std::optional<int64_t>> GetOptionalTuple(const std::string& key) const;
 
@@ -39,6 +41,8 @@ class Attrs {
   std::string Where() const { return "node '" + node_ + "' (" + op_ + "): "; }
 
  private:
+  // The trimmed, non-empty items of a tuple attribute (at most 16); `expected` names the form in errors.
+  std::vector<std::string> TupleItems(const std::string& key, const char* expected) const;
   [[noreturn]] void Bad(const std::string& key, const std::string& value, const char* expected) const;
 
   const std::map<std::string, std::string>* values_;

@@ -49,18 +49,24 @@ DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mob
 SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
 
 
+# MXNet's own SSD in its deploy form (MultiBoxPrior + MultiBoxDetection), built with mx.sym.
+SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
+
+
 def native_size(name):
     if name in SEGMENTERS:
         return 224  # GluonCV's own is 480: its dilated ResNet-50 costs fixtures ~5x as much there
     if name.startswith("yolo3"):
         return 416
+    if name in SYMBOLIC_DETECTORS:
+        return 256
     return 299 if name == "inceptionv3" else 300 if "_300_" in name else 512 if name.startswith("ssd_512") else 224
 
 
 def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
     size = native_size(name)
-    other = {224: 160, 299: 331, 300: 256, 416: 320, 512: 384}[size]
+    other = {224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}[size]
     return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
 
 
@@ -68,11 +74,13 @@ def full_cases(name):
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
-      "psp_resnet50_ade": [(1, 64), (2, 64)]}
+      "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)]}
 
 
 def task(name):
-    return "detection" if name in DETECTORS else "segmentation" if name in SEGMENTERS else "classification"
+    if name in DETECTORS + SYMBOLIC_DETECTORS:
+        return "detection"
+    return "segmentation" if name in SEGMENTERS else "classification"
 
 
 def build(name, size):
@@ -83,6 +91,47 @@ def build(name, size):
         return model_zoo.get_model(name, pretrained=False, pretrained_base=False, **extra)
     from mxnet.gluon.model_zoo import vision
     return vision.get_model(name)
+
+
+def symbolic_ssd(classes=3):
+    """A small SSD as MXNet's SSD example builds its deploy symbol: two feature maps, each with
+    MultiBoxPrior anchors and class / box convolutions, then softmax over the classes and
+    MultiBoxDetection (rows [class, score, xmin, ymin, xmax, ymax] relative to the image)."""
+    sym = mx.sym
+    x = sym.Variable("data")
+    for i, filters in enumerate((16, 32)):
+        x = sym.Activation(sym.Convolution(x, num_filter=filters, kernel=(3, 3), pad=(1, 1), name="conv%d" % i),
+                           act_type="relu")
+        x = sym.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    maps = [x, sym.Activation(sym.Convolution(x, num_filter=32, kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+                                              name="conv2"), act_type="relu")]
+    specs = [((0.2, 0.272), (1, 2, 0.5)), ((0.37, 0.447), (1, 2, 0.5, 3, 1 / 3.))]
+    cls, loc, anchors = [], [], []
+    for i, (feature, (sizes, ratios)) in enumerate(zip(maps, specs)):
+        per_place = len(sizes) + len(ratios) - 1
+        c = sym.Convolution(feature, num_filter=per_place * (classes + 1), kernel=(3, 3), pad=(1, 1), name="cls%d" % i)
+        b = sym.Convolution(feature, num_filter=per_place * 4, kernel=(3, 3), pad=(1, 1), name="loc%d" % i)
+        cls.append(sym.Flatten(sym.transpose(c, axes=(0, 2, 3, 1))))
+        loc.append(sym.Flatten(sym.transpose(b, axes=(0, 2, 3, 1))))
+        anchors.append(sym.contrib.MultiBoxPrior(feature, sizes=sizes, ratios=ratios, clip=False))
+    cls_logits = sym.transpose(sym.Reshape(sym.concat(*cls, dim=1), shape=(0, -1, classes + 1)), axes=(0, 2, 1))
+    cls_prob = sym.softmax(cls_logits, axis=1)
+    return sym.contrib.MultiBoxDetection(cls_prob, sym.concat(*loc, dim=1), sym.concat(*anchors, dim=1),
+                                         nms_threshold=0.45, force_suppress=False, variances=(0.1, 0.1, 0.2, 0.2),
+                                         nms_topk=400, name="detection")
+
+
+def initialize_symbol(sym, size, rng):
+    """He-normal weights and zero biases for a symbol's parameters (no auxiliary states)."""
+    arg_shapes, _, _ = sym.infer_shape(data=(1, 3, size, size))
+    args = {}
+    for name, shape in zip(sym.list_arguments(), arg_shapes):
+        if name == "data":
+            continue
+        fan_in = np.prod(shape[1:]) if len(shape) > 1 else 1
+        args[name] = mx.nd.array(rng.normal(0, np.sqrt(2.0 / fan_in), shape) if name.endswith("weight")
+                                 else np.zeros(shape))
+    return args, {}
 
 
 def initialize(net):
@@ -181,13 +230,17 @@ def export(name, cases, out_dir, tmp_dir):
     mx.random.seed(seed)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
     size = cases[0][1] if name in SEGMENTERS else native_size(name)
-    net = build(name, size)
-    initialize(net)
     calib = mx.nd.array(rng.normal(0, 1, (2, 3, size, size)).astype(np.float32))
-    net.hybridize()
-    net(calib)
-    net.export(os.path.join(tmp_dir, name))
-    sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
+    if name in SYMBOLIC_DETECTORS:
+        sym = symbolic_ssd()
+        args, auxs = initialize_symbol(sym, size, rng)
+    else:
+        net = build(name, size)
+        initialize(net)
+        net.hybridize()
+        net(calib)
+        net.export(os.path.join(tmp_dir, name))
+        sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
     calibrate(sym, args, auxs, calib, rng)
     prefix = os.path.join(out_dir, name)
     mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
@@ -222,7 +275,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS + SEGMENTERS}
+    everything = CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SEGMENTERS
+    plan = CI if a.set == "ci" else {n: full_cases(n) for n in everything}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:

@@ -9,13 +9,13 @@
 //  4. the kept rows are written first, in order (a block-wide count gives each its place), -1 after.
 // Detection heads run it on one to a few dozen images of up to tens of thousands of rows, which a
 // block per image sorts and suppresses in well under a millisecond each.
+#include "backends/cuda/block_sort.cuh"
 #include "backends/cuda/device_kernels.h"
 
 namespace qv::cuda::launch {
 namespace {
 
 constexpr int kBlock = 1024;
-constexpr uint64_t kInvalid = ~uint64_t{0};
 
 // Where each image's scratch lies, as offsets into its share of the workspace.
 struct NmsLayout {
@@ -23,11 +23,9 @@ struct NmsLayout {
   size_t keys = 0, coords = 0, area = 0, cls = 0, suppressed = 0, per_image = 0;
 };
 
-size_t Aligned(size_t bytes) { return (bytes + 255) / 256 * 256; }
-
 NmsLayout LayoutOf(const BoxNmsGeometry& g) {
   NmsLayout l;
-  while (l.sort_length < g.boxes) l.sort_length *= 2;
+  l.sort_length = SortLength(g.boxes);
   const size_t n = static_cast<size_t>(g.boxes);
   l.keys = 0;
   l.coords = l.keys + Aligned(static_cast<size_t>(l.sort_length) * sizeof(uint64_t));
@@ -36,17 +34,6 @@ NmsLayout LayoutOf(const BoxNmsGeometry& g) {
   l.suppressed = l.cls + Aligned(n * sizeof(int));
   l.per_image = l.suppressed + Aligned(n);
   return l;
-}
-
-// std::min and std::max: which operand they return decides what a NaN gives.
-__device__ float Min(float a, float b) { return b < a ? b : a; }
-__device__ float Max(float a, float b) { return a < b ? b : a; }
-
-__device__ uint64_t SortKey(float score, int64_t row) {
-  if (score == 0.f) score = 0.f;  // -0 and +0 compare equal on the CPU: one key for both
-  const uint32_t bits = __float_as_uint(score);
-  const uint32_t ascending = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
-  return (static_cast<uint64_t>(~ascending) << 32) | static_cast<uint32_t>(row);
 }
 
 // The length of the overlap of two spans: [a0, a1] and [b0, b1] (corner), or centred at a0, b0 with
@@ -83,23 +70,6 @@ __device__ void Convert(float* box, bool to_center) {
   }
 }
 
-// How many threads before this one in the block have `flag` set; `*total` gets the block's count.
-// Every thread of the block must call it.
-__device__ int CountBefore(bool flag, int* warp_counts, int* total) {
-  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
-  const unsigned mask = __ballot_sync(0xffffffffu, flag);
-  if (lane == 0) warp_counts[warp] = __popc(mask);
-  __syncthreads();
-  int before = __popc(mask & ((1u << lane) - 1u)), sum = 0;
-  for (int w = 0; w < static_cast<int>(blockDim.x) / 32; ++w) {
-    if (w < warp) before += warp_counts[w];
-    sum += warp_counts[w];
-  }
-  __syncthreads();  // warp_counts is reused by the next call
-  *total = sum;
-  return before;
-}
-
 __global__ void __launch_bounds__(kBlock) BoxNmsKernel(BoxNmsGeometry g, NmsLayout l, const float* x, float* y,
                                                         char* workspace) {
   __shared__ int warp_counts[kBlock / 32];
@@ -114,36 +84,23 @@ __global__ void __launch_bounds__(kBlock) BoxNmsKernel(BoxNmsGeometry g, NmsLayo
   unsigned char* suppressed = reinterpret_cast<unsigned char*>(scratch + l.suppressed);
 
   for (int64_t i = t; i < l.sort_length; i += threads) {
-    uint64_t key = kInvalid;
+    uint64_t key = kInvalidKey;
     if (i < g.boxes) {
       const float* row = in + i * g.width;
       const float score = row[g.score_index];
-      if (score > g.valid_thresh && (g.id_index < 0 || row[g.id_index] != g.background_id)) key = SortKey(score, i);
+      if (score > g.valid_thresh && (g.id_index < 0 || row[g.id_index] != g.background_id)) key = DescendingScoreKey(score, i);
     }
     keys[i] = key;
   }
   __syncthreads();
 
-  // Bitonic sort, ascending; a barrier makes each pass's writes visible to the next.
-  for (int64_t size = 2; size <= l.sort_length; size *= 2)
-    for (int64_t stride = size / 2; stride > 0; stride /= 2) {
-      for (int64_t i = t; i < l.sort_length; i += threads) {
-        const int64_t partner = i ^ stride;
-        if (partner <= i) continue;
-        const uint64_t a = keys[i], b = keys[partner];
-        if ((a > b) == ((i & size) == 0)) {
-          keys[i] = b;
-          keys[partner] = a;
-        }
-      }
-      __syncthreads();
-    }
+  BitonicSort(keys, l.sort_length);
 
   // Invalid keys sort last: the valid rows are the leading ones.
   int64_t valid = 0;
   for (int64_t base = 0; base < g.boxes; base += threads) {
     const int64_t i = base + t;
-    valid += __syncthreads_count(i < g.boxes && keys[i] != kInvalid);
+    valid += __syncthreads_count(i < g.boxes && keys[i] != kInvalidKey);
   }
   const int64_t k = valid < g.topk ? valid : g.topk;
 

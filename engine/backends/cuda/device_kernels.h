@@ -144,4 +144,17 @@ struct BoxNmsGeometry {
 size_t BoxNmsWorkspace(const BoxNmsGeometry& g);
 void BoxNms(const BoxNmsGeometry& g, const float* x, float* y, void* workspace, cudaStream_t stream);
 
+// _contrib_MultiBoxDetection over `batch` images (ops/multibox.h), with the CPU's order and decisions:
+// one block per image. Its scratch lives in `workspace`, MultiBoxWorkspace(g) bytes.
+struct MultiBoxGeometry {
+  int64_t batch = 0, classes = 0, anchors = 0;
+  int64_t topk = 0;  // rows kept for suppression when more are valid (nms_topk, or anchors)
+  float threshold = 0.01f, nms_threshold = 0.5f;
+  float variances[4] = {0.1f, 0.1f, 0.2f, 0.2f};
+  bool clip = true, force_suppress = false;
+};
+size_t MultiBoxWorkspace(const MultiBoxGeometry& g);
+void MultiBoxDetection(const MultiBoxGeometry& g, const float* cls_prob, const float* loc_pred, const float* anchors,
+                       float* y, void* workspace, cudaStream_t stream);
+
 }  // namespace qv::cuda::launch

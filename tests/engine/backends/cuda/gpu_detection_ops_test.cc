@@ -1,5 +1,5 @@
 // The CUDA kernels of the detection and remaining operators against the CPU backend: _contrib_box_nms,
-// _contrib_box_decode, where, L2Normalization, LeakyReLU prelu, amp_cast and amp_multicast. The same
+// _contrib_MultiBoxPrior and _contrib_MultiBoxDetection, _contrib_box_decode, where, L2Normalization, LeakyReLU prelu, amp_cast and amp_multicast. The same
 // graph runs on cpu(0) and gpu(0) on the same inputs. Where the GPU kernel does the CPU's arithmetic
 // operation for operation (box_nms, where, prelu, the AMP roundings) the outputs must be identical
 // bit for bit; elsewhere (exp, sums in another order) within qv_test::Compare's FP32 bound.
@@ -187,6 +187,43 @@ TEST_CASE("GPU box_nms is the CPU's bit for bit at SSD sizes", "[gpu][detection]
 }
 
 // ---- _contrib_box_decode ---------------------------------------------------------------------------
+
+// ---- _contrib_MultiBoxPrior and _contrib_MultiBoxDetection -----------------------------------------
+
+TEST_CASE("GPU MultiBoxPrior matches the CPU: sizes, ratios, steps, offsets, clip", "[gpu][detection]") {
+  std::mt19937 rng(40);
+  for (const AttrMap& attrs : {AttrMap{{"sizes", "(0.2, 0.272)"}, {"ratios", "(1, 2, 0.5)"}},
+                               AttrMap{{"sizes", "(0.5,)"}, {"clip", "True"}, {"steps", "(0.1, 0.05)"}},
+                               AttrMap{{"sizes", "(0.9, 0.3)"}, {"offsets", "(0.2, 0.7)"}}}) {
+    GraphBuilder g;
+    g.Output(g.Op("_contrib_MultiBoxPrior", "prior", attrs, {g.Variable("data")}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({1, 4, 5, 7}, &rng)}, Match::kExact);
+  }
+}
+
+TEST_CASE("GPU MultiBoxDetection decides as the CPU: ties, classes, topk, forced suppression", "[gpu][detection]") {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  const int64_t batch = 2, classes = 4, anchors = 1500;
+  // Probabilities on a coarse grid (many ties) and anchors crowded around a few centres (many overlaps).
+  Tensor cls({batch, classes, anchors}), loc({batch, anchors * 4}), boxes({1, anchors, 4});
+  for (float& v : cls.data) v = std::floor(unit(rng) * 16.f) / 16.f;
+  for (float& v : loc.data) v = unit(rng) - 0.5f;
+  for (int64_t a = 0; a < anchors; ++a) {
+    const float cx = 0.25f * static_cast<float>(a % 4) + 0.1f, cy = 0.3f + 0.05f * unit(rng);
+    const float w = 0.1f + 0.2f * unit(rng), h = 0.1f + 0.2f * unit(rng);
+    float* b = &boxes.data[static_cast<size_t>(a * 4)];
+    b[0] = cx - w / 2, b[1] = cy - h / 2, b[2] = cx + w / 2, b[3] = cy + h / 2;
+  }
+  for (const AttrMap& attrs : {AttrMap{}, AttrMap{{"nms_topk", "100"}, {"threshold", "0.2"}},
+                               AttrMap{{"force_suppress", "True"}, {"clip", "False"}}, AttrMap{{"nms_threshold", "0"}}}) {
+    GraphBuilder g;
+    g.Output(g.Op("_contrib_MultiBoxDetection", "det", attrs,
+                  {g.Variable("cls_prob"), g.Variable("loc_pred"), g.Variable("anchor")}));
+    // The decode's exp may differ by an ulp between the two: boxes within the FP32 bound.
+    ExpectGpuMatchesCpu(g, {}, {cls, loc, boxes});
+  }
+}
 
 TEST_CASE("GPU box_decode matches the CPU: center and corner anchors, stds, clip, anchors as a parameter",
           "[gpu][detection]") {
