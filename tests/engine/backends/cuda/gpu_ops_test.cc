@@ -223,6 +223,49 @@ TEST_CASE("GPU stand-alone BatchNorm matches the CPU, with and without a fused R
     }
 }
 
+TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, groups, bias, BatchNorm + ReLU",
+          "[gpu]") {
+  struct Case {
+    AttrMap attrs;
+    qv_ref::Shape x, weight;
+    bool bias_and_bn;
+  };
+  const std::vector<Case> cases = {
+      {{{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_filter", "6"}}, {2, 5, 4, 3}, {5, 6, 4, 4}, true},
+      {{{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"adj", "(1, 1)"}, {"num_filter", "4"}, {"no_bias", "False"}},
+       {1, 3, 4, 5}, {3, 4, 3, 3}, false},
+      {{{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"dilate", "(2, 1)"}, {"target_shape", "(10, 8)"}, {"num_filter", "4"},
+        {"num_group", "2"}},
+       {1, 6, 4, 4}, {6, 2, 3, 3}, false},
+      {{{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_filter", "8"}, {"num_group", "8"}},
+       {2, 8, 5, 5}, {8, 1, 4, 4}, false},
+  };
+  std::mt19937 rng(14);
+  for (const Case& c : cases) {
+    GraphBuilder g;
+    std::vector<qv_test::Entry> inputs = {g.Variable("data"), g.Variable("deconv0_weight")};
+    Params params = {{"deconv0_weight", qv_test::Random(c.weight, &rng)}};
+    const int64_t filters = std::stoll(c.attrs.at("num_filter"));
+    if (c.attrs.count("no_bias")) {
+      inputs.push_back(g.Variable("deconv0_bias"));
+      params["deconv0_bias"] = qv_test::Random({filters}, &rng);
+    }
+    int out = g.Op("Deconvolution", "deconv0", c.attrs, inputs);
+    if (c.bias_and_bn) {
+      out = g.Op("BatchNorm", "bn0", {{"eps", "1e-5"}, {"fix_gamma", "False"}},
+                 {out, g.Variable("bn0_gamma"), g.Variable("bn0_beta"), g.Variable("bn0_moving_mean"),
+                  g.Variable("bn0_moving_var")});
+      out = g.Op("relu", "relu0", {}, {out});
+      params["bn0_gamma"] = qv_test::Random({filters}, &rng);
+      params["bn0_beta"] = qv_test::Random({filters}, &rng);
+      params["bn0_moving_mean"] = qv_test::Random({filters}, &rng);
+      params["bn0_moving_var"] = qv_test::Random({filters}, &rng, 0.5f, 1.5f);
+    }
+    g.Output(out);
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.x, &rng)});
+  }
+}
+
 TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectUnaryOp("zeros_like", {}, {3, 4});
   ExpectUnaryOp("ones_like", {}, {3, 4});

@@ -1,0 +1,80 @@
+// Deconvolution on oneDNN's deconvolution_forward (grouped too), with the element-wise post-ops graph
+// passes fuse (ReLU, leaky ReLU, clip). MXNet's weight (in_channels, num_filter / groups, kh, kw) is
+// oneDNN's "iohw" per group; the cache packs it once into the primitive's layout. MXNet's crop by pad
+// and extension by adj are oneDNN's left padding `pad` and right padding `pad - adj` (which may be
+// negative: output rows past the scattered span, holding only the bias). Data and weights in the op's
+// precision (bfloat16 where asked); at int8, where no hint applies to it, float32.
+#include "backends/cpu/constant_cache.h"
+#include "backends/cpu/cpu_precision.h"
+#include "ops/deconvolution.h"
+
+namespace qv::cpu {
+namespace {
+
+using dnnl::memory;
+
+dnnl::primitive_attr DeconvAttr(const DeconvolutionParams& p) {
+  dnnl::post_ops ops;
+  for (const PostOp& op : p.post_ops) {
+    switch (op.kind) {
+      case PostOp::kRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
+      case PostOp::kLeakyRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
+      case PostOp::kClip: ops.append_eltwise(dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
+      case PostOp::kSum: break;  // refused by DeconvolutionParams::Parse
+    }
+  }
+  dnnl::primitive_attr attr = BaseAttr();
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+KernelBuild BuildDeconvolution(const KernelRequest& req) {
+  const auto p = DeconvolutionParams::Parse(req.attrs);
+  const ValueInfo& data = req.inputs[0];
+  const ValueInfo& weight = req.inputs[1];
+  Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
+  const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
+  Check(!bias || bias->constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
+  const auto geometry = p.Resolve(req.attrs, data.type.shape);
+
+  const Shape& w = weight.type.shape;  // (in_channels, filters per group, kh, kw)
+  const int64_t g = p.num_group;
+  // oneDNN's logical weight dims are (groups,) out, in per group, kh, kw; "(g)iohw" reads MXNet's order.
+  const memory::dims wdims = g > 1 ? memory::dims{g, w[1], w[0] / g, w[2], w[3]} : memory::dims{w[1], w[0], w[2], w[3]};
+  const Desc wei_plain(wdims, memory::data_type::f32, g > 1 ? memory::format_tag::giohw : memory::format_tag::iohw);
+  const auto any = memory::format_tag::any;
+  const auto type = ComputeType(req.precision);
+  const Desc src_any(ToDims(data.type.shape), type, any);
+  const Desc wei_any(wdims, type, any);
+  const Desc bias_desc = bias ? Desc({p.num_filter}, memory::data_type::f32, memory::format_tag::a) : Desc();
+  const Desc dst_any(ToDims(req.outputs[0].shape), type, any);
+  const memory::dims strides(p.stride.begin(), p.stride.end());
+  const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
+  const memory::dims pad_l = {geometry.pad[0], geometry.pad[1]};
+  const memory::dims pad_r = {geometry.pad[0] - geometry.adj[0], geometry.pad[1] - geometry.adj[1]};
+
+  const dnnl::deconvolution_forward::primitive_desc pd(
+      CpuEngine(), dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src_any, wei_any,
+      bias_desc, dst_any, strides, dilates, pad_l, pad_r, DeconvAttr(p));
+  const Desc src = pd.src_desc(), wei = pd.weights_desc(), dst = pd.dst_desc();
+
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {src};
+  build.output_descs = {dst};
+  // Every input pixel meets every weight of its group once: 2 flops each.
+  build.flops = 2.0 * static_cast<double>(ElementCount(data.type.shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Deconvolution"}, BuildDeconvolution);
+
+}  // namespace
+}  // namespace qv::cpu
