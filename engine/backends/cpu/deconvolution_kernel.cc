@@ -2,10 +2,10 @@
 // passes fuse (ReLU, leaky ReLU, clip). MXNet's weight (in_channels, num_filter / groups, kh, kw) is
 // oneDNN's "iohw" per group; the cache packs it once into the primitive's layout. MXNet's crop by pad
 // and extension by adj are oneDNN's left padding `pad` and right padding `pad - adj` (which may be
-// negative: output rows past the scattered span, holding only the bias). Data and weights in the op's
-// precision (bfloat16 where asked); at int8, where no hint applies to it, float32.
+// negative: output rows past the scattered span, holding only the bias). Always float32, in bfloat16 and
+// int8 plans too: MXNet's AMP keeps Deconvolution in float32 (its FP32_FUNCS: "possible overflows"), and
+// its quantization does not cover it.
 #include "backends/cpu/constant_cache.h"
-#include "backends/cpu/cpu_precision.h"
 #include "ops/deconvolution.h"
 
 namespace qv::cpu {
@@ -43,7 +43,7 @@ KernelBuild BuildDeconvolution(const KernelRequest& req) {
   const memory::dims wdims = g > 1 ? memory::dims{g, w[1], w[0] / g, w[2], w[3]} : memory::dims{w[1], w[0], w[2], w[3]};
   const Desc wei_plain(wdims, memory::data_type::f32, g > 1 ? memory::format_tag::giohw : memory::format_tag::iohw);
   const auto any = memory::format_tag::any;
-  const auto type = ComputeType(req.precision);
+  const auto type = memory::data_type::f32;
   const Desc src_any(ToDims(data.type.shape), type, any);
   const Desc wei_any(wdims, type, any);
   const Desc bias_desc = bias ? Desc({p.num_filter}, memory::data_type::f32, memory::format_tag::a) : Desc();
