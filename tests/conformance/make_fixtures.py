@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors) and records MXNet's outputs.
+"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors and pose estimators)
+and records MXNet's outputs.
 
 Run by tests/conformance/make_fixtures.sh (which caches the result); directly:
     python tests/conformance/make_fixtures.py --set ci|full --out DIR [--only NAME ...]
@@ -40,9 +41,19 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
              "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]
+# Pose estimation (GluonCV): one dense heatmap per keypoint, compared by the classifiers' rule. Their
+# sizes are (height, width): they take portrait crops.
+POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), "ci": (128, 96)}}
+
+
+def hw(size):
+    """(height, width) of a case's size: an int for square inputs, or a pair."""
+    return tuple(size) if isinstance(size, (tuple, list)) else (size, size)
 
 
 def native_size(name):
+    if name in POSE:
+        return POSE[name]["native"]
     if name.startswith("yolo3"):
         return 416
     return 299 if name == "inceptionv3" else 300 if "_300_" in name else 512 if name.startswith("ssd_512") else 224
@@ -51,7 +62,7 @@ def native_size(name):
 def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
     size = native_size(name)
-    other = {224: 160, 299: 331, 300: 256, 416: 320, 512: 384}[size]
+    other = POSE[name]["other"] if name in POSE else {224: 160, 299: 331, 300: 256, 416: 320, 512: 384}[size]
     return [(1, size), (2, size), (1, other)]
 
 
@@ -59,10 +70,15 @@ def full_cases(name):
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)]}
+CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
+
+
+def task(name):
+    return "detection" if name in DETECTORS else "pose" if name in POSE else "classification"
 
 
 def build(name):
-    if name in DETECTORS:
+    if name in DETECTORS or name in POSE:
         from gluoncv import model_zoo
         return model_zoo.get_model(name, pretrained=False, pretrained_base=False)
     from mxnet.gluon.model_zoo import vision
@@ -167,7 +183,7 @@ def export(name, cases, out_dir, tmp_dir):
     initialize(net)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
     size = native_size(name)
-    calib = mx.nd.array(rng.normal(0, 1, (2, 3, size, size)).astype(np.float32))
+    calib = mx.nd.array(rng.normal(0, 1, (2, 3) + hw(size)).astype(np.float32))
     net.hybridize()
     net(calib)
     net.export(os.path.join(tmp_dir, name))
@@ -178,10 +194,10 @@ def export(name, cases, out_dir, tmp_dir):
     # The oracle runs the files exactly as a user would load them.
     model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
     model.hybridize()
-    entry = {"name": name, "prefix": name, "task": "detection" if name in DETECTORS else "classification",
+    entry = {"name": name, "prefix": name, "task": task(name),
              "cases": [], "refused": []}
     for batch, size in cases:
-        shape = (batch, 3, size, size)
+        shape = (batch, 3) + hw(size)
         x = rng.normal(0, 1, shape).astype(np.float32)
         try:
             outs = model(mx.nd.array(x))
@@ -206,7 +222,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS}
+    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS + list(POSE)}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:

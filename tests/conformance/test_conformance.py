@@ -1,7 +1,8 @@
 """Every model of the conformance fixtures (tests/conformance/make_fixtures.py), run through Quiver and
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
-Classifiers: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD
+Classifiers: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|); pose estimators' dense
+keypoint heatmaps (task "pose") by the same rule. Detectors (GluonCV SSD
 and YOLOv3, outputs ids, scores, boxes): the same detections above a score threshold, matched by class,
 score (within 1e-4) and box (IoU > 0.99).
 
@@ -159,7 +160,7 @@ def test_matches_mxnet(model, case):
     if model["task"] == "detection":
         error = compare_detections(got, want, case["shape"][-1], mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, True)
-    else:
+    else:  # classifiers' scores and pose heatmaps: dense outputs
         error = max(float(np.abs(g - w).max() / np.abs(w).max()) for g, w in zip(got, want))
         bound = max(TOLERANCE, 2 * mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, error <= bound)
