@@ -45,14 +45,14 @@ void BuildOnGpu(const std::string& op, const std::map<std::string, std::string>&
 TEST_CASE("The CUDA backend claims exactly the operators it has kernels for", "[cuda]") {
   const Backend& backend = FindBackend(kGpu0);
   const std::vector<std::string> expected = {
-      "Activation", "BatchNorm", "Concat", "Convolution", "Deconvolution", "Flatten", "FullyConnected", "L2Normalization",
-      "LeakyReLU", "Pooling", "Reshape", "SoftmaxActivation", "SoftmaxOutput", "_arange", "_contrib_box_decode",
-      "_contrib_box_nms", "_div_scalar", "_equal_scalar", "_greater_equal_scalar", "_greater_scalar", "_lesser_equal_scalar",
-      "_lesser_scalar", "_minus_scalar", "_mul_scalar", "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar",
-      "_rminus_scalar", "amp_cast", "amp_multicast", "broadcast_add", "broadcast_div", "broadcast_mul",
-      "broadcast_sub", "clip", "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "exp", "expand_dims",
-      "ones_like", "relu", "repeat", "sigmoid", "slice", "slice_axis", "slice_like", "softmax", "tile", "transpose",
-      "where", "zeros_like"};
+      "Activation", "BatchNorm", "Concat", "Convolution", "Deconvolution", "Flatten", "FullyConnected",
+      "L2Normalization", "LeakyReLU", "Pad", "Pooling", "Reshape", "SoftmaxActivation", "SoftmaxOutput", "UpSampling",
+      "_arange", "_contrib_box_decode", "_contrib_box_nms", "_div_scalar", "_equal_scalar", "_greater_equal_scalar",
+      "_greater_scalar", "_lesser_equal_scalar", "_lesser_scalar", "_minus_scalar", "_mul_scalar",
+      "_not_equal_scalar", "_plus_scalar", "_rdiv_scalar", "_rminus_scalar", "amp_cast", "amp_multicast",
+      "broadcast_add", "broadcast_div", "broadcast_mul", "broadcast_sub", "clip", "elemwise_add", "elemwise_div",
+      "elemwise_mul", "elemwise_sub", "exp", "expand_dims", "ones_like", "relu", "repeat", "sigmoid", "slice",
+      "slice_axis", "slice_like", "softmax", "tile", "transpose", "where", "zeros_like"};
   CHECK(backend.SupportedOps() == expected);
   for (const std::string& op : expected) CHECK(backend.Supports(op));
   // Every operator the CPU backend runs has a CUDA kernel.

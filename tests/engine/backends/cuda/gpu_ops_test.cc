@@ -266,6 +266,31 @@ TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, g
   }
 }
 
+TEST_CASE("GPU UpSampling matches the CPU: nearest (one input, concat, sum) and bilinear", "[gpu]") {
+  std::mt19937 rng(15);
+  ExpectUnaryOp("UpSampling", {{"scale", "3"}, {"sample_type", "nearest"}, {"num_args", "1"}}, {2, 3, 4, 5});
+  for (const char* mode : {"concat", "sum"}) {
+    INFO(mode);
+    GraphBuilder g;
+    g.Output(g.Op("UpSampling", "up0",
+                  {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", mode}},
+                  {g.Variable("a"), g.Variable("b")}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 4, 6}, &rng), qv_test::Random({2, 3, 2, 3}, &rng)});
+  }
+  GraphBuilder g;
+  g.Output(g.Op("UpSampling", "up0", {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_args", "2"}, {"num_filter", "4"}},
+                {g.Variable("data"), g.Variable("up0_weight")}));
+  ExpectGpuMatchesCpu(g, {{"up0_weight", qv_test::Random({4, 1, 4, 4}, &rng)}}, {qv_test::Random({2, 4, 5, 3}, &rng)});
+}
+
+TEST_CASE("GPU Pad matches the CPU: constant, edge and reflect on 4-D and 5-D data", "[gpu]") {
+  for (const char* mode : {"constant", "edge", "reflect"}) {
+    ExpectUnaryOp("Pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 2, 1, 0, 3)"}, {"constant_value", "0.5"}},
+                  {2, 3, 4, 5});
+    ExpectUnaryOp("Pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 1, 2, 2, 0, 1, 1)"}}, {1, 2, 3, 4, 5});
+  }
+}
+
 TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectUnaryOp("zeros_like", {}, {3, 4});
   ExpectUnaryOp("ones_like", {}, {3, 4});
