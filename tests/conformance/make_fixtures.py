@@ -44,6 +44,8 @@ DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mob
 # Pose estimation (GluonCV): one dense heatmap per keypoint, compared by the classifiers' rule. Their
 # sizes are (height, width): they take portrait crops.
 POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), "ci": (128, 96)}}
+# GluonCV classifiers beyond the Gluon zoo: HRNet (nearest UpSampling between its branches).
+GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
 
 
 def hw(size):
@@ -71,6 +73,7 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)]}
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
+CI["hrnet_w18_small_v1_c"] = [(1, 64), (2, 64)]
 
 
 def task(name):
@@ -78,9 +81,10 @@ def task(name):
 
 
 def build(name):
-    if name in DETECTORS or name in POSE:
+    if name in DETECTORS or name in POSE or name in GLUONCV_CLASSIFIERS:
         from gluoncv import model_zoo
-        return model_zoo.get_model(name, pretrained=False, pretrained_base=False)
+        base = {} if name in GLUONCV_CLASSIFIERS else {"pretrained_base": False}  # HRNet has no base network
+        return model_zoo.get_model(name, pretrained=False, **base)
     from mxnet.gluon.model_zoo import vision
     return vision.get_model(name)
 
@@ -222,7 +226,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS + list(POSE)}
+    plan = CI if a.set == "ci" else {n: full_cases(n) for n in CLASSIFIERS + DETECTORS + list(POSE) + GLUONCV_CLASSIFIERS}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:
