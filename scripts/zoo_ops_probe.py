@@ -180,6 +180,10 @@ def op_cases():
     yield "Deconvolution dilate (2, 1)", mx.sym.Deconvolution(d, kernel=(3, 3), stride=(2, 2), dilate=(2, 1), pad=(1, 1),
                                                               num_filter=3, name="dc"), \
         {"dc_weight": r.uniform(-1, 1, (5, 3, 3, 3)).astype(np.float32)}, {"data": x4}
+    yield "Deconvolution 1-D adj groups", mx.sym.Deconvolution(d, kernel=(3,), stride=(2,), pad=(1,), adj=(1,), num_filter=4,
+                                                               num_group=2, no_bias=False, name="dc"), \
+        {"dc_weight": r.uniform(-1, 1, (6, 2, 3)).astype(np.float32),
+         "dc_bias": r.uniform(-1, 1, (4,)).astype(np.float32)}, {"data": x3}
     for scale in (1, 3):
         yield "UpSampling nearest scale %d" % scale, \
             mx.sym.UpSampling(d, scale=scale, sample_type="nearest", num_args=1), {}, {"data": x4}

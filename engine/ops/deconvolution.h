@@ -5,7 +5,6 @@
 // adj by the ones that give that output size (MXNet's InferPad).
 #pragma once
 
-#include <array>
 #include <vector>
 
 #include "ops/op.h"
@@ -23,9 +22,12 @@ struct DeconvolutionParams {
 
   static DeconvolutionParams Parse(const Attrs& attrs);
 
-  // The crop and extension actually applied for an input of `data` (NCHW), and the output shape.
+  // Spatial axes: 1 or 2.
+  size_t ndim() const { return kernel.size(); }
+
+  // The crop and extension actually applied for an input of `data` (NCW or NCHW), and the output shape.
   struct Geometry {
-    std::array<int64_t, 2> pad{}, adj{};
+    std::vector<int64_t> pad, adj;
     Shape output;
   };
   // Throws Error(Status::kShape) naming the node when the sizes do not work out.

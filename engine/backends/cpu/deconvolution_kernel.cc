@@ -1,6 +1,6 @@
-// Deconvolution on oneDNN's deconvolution_forward (grouped too), with the element-wise post-ops graph
+// Deconvolution on oneDNN's deconvolution_forward (1-D and 2-D, grouped too), with the element-wise post-ops graph
 // passes fuse (ReLU, leaky ReLU, clip). MXNet's weight (in_channels, num_filter / groups, kh, kw) is
-// oneDNN's "iohw" per group; the cache packs it once into the primitive's layout. MXNet's crop by pad
+// oneDNN's "io(h)w" per group; the cache packs it once into the primitive's layout. MXNet's crop by pad
 // and extension by adj are oneDNN's left padding `pad` and right padding `pad - adj` (which may be
 // negative: output rows past the scattered span, holding only the bias). Always float32, in bfloat16 and
 // int8 plans too: MXNet's AMP keeps Deconvolution in float32 (its FP32_FUNCS: "possible overflows"), and
@@ -37,21 +37,30 @@ KernelBuild BuildDeconvolution(const KernelRequest& req) {
   Check(!bias || bias->constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
   const auto geometry = p.Resolve(req.attrs, data.type.shape);
 
-  const Shape& w = weight.type.shape;  // (in_channels, filters per group, kh, kw)
+  const Shape& w = weight.type.shape;  // (in_channels, filters per group, kernel...)
   const int64_t g = p.num_group;
-  // oneDNN's logical weight dims are (groups,) out, in per group, kh, kw; "(g)iohw" reads MXNet's order.
-  const memory::dims wdims = g > 1 ? memory::dims{g, w[1], w[0] / g, w[2], w[3]} : memory::dims{w[1], w[0], w[2], w[3]};
-  const Desc wei_plain(wdims, memory::data_type::f32, g > 1 ? memory::format_tag::giohw : memory::format_tag::iohw);
-  const auto any = memory::format_tag::any;
+  const bool one_d = p.ndim() == 1;
+  // oneDNN's logical weight dims are (groups,) out, in per group, kernel...; "(g)io(h)w" reads MXNet's order.
+  memory::dims wdims = {w[1], w[0] / g};
+  if (g > 1) wdims.insert(wdims.begin(), g);
+  wdims.insert(wdims.end(), w.begin() + 2, w.end());
+  using tag = memory::format_tag;
+  // (oneDNN names no 1-D io order: "acbd" and "bac" are giow and iow)
+  const tag plain = g > 1 ? (one_d ? tag::acbd : tag::giohw) : (one_d ? tag::bac : tag::iohw);
+  const Desc wei_plain(wdims, memory::data_type::f32, plain);
+  const auto any = tag::any;
   const auto type = memory::data_type::f32;
   const Desc src_any(ToDims(data.type.shape), type, any);
   const Desc wei_any(wdims, type, any);
-  const Desc bias_desc = bias ? Desc({p.num_filter}, memory::data_type::f32, memory::format_tag::a) : Desc();
+  const Desc bias_desc = bias ? Desc({p.num_filter}, memory::data_type::f32, tag::a) : Desc();
   const Desc dst_any(ToDims(req.outputs[0].shape), type, any);
   const memory::dims strides(p.stride.begin(), p.stride.end());
-  const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
-  const memory::dims pad_l = {geometry.pad[0], geometry.pad[1]};
-  const memory::dims pad_r = {geometry.pad[0] - geometry.adj[0], geometry.pad[1] - geometry.adj[1]};
+  memory::dims dilates, pad_r;
+  for (size_t i = 0; i < p.ndim(); ++i) {
+    dilates.push_back(p.dilate[i] - 1);
+    pad_r.push_back(geometry.pad[i] - geometry.adj[i]);
+  }
+  const memory::dims pad_l(geometry.pad.begin(), geometry.pad.end());
 
   const dnnl::deconvolution_forward::primitive_desc pd(
       CpuEngine(), dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src_any, wei_any,
@@ -69,7 +78,7 @@ KernelBuild BuildDeconvolution(const KernelRequest& req) {
   build.input_descs = {src};
   build.output_descs = {dst};
   // Every input pixel meets every weight of its group once: 2 flops each.
-  build.flops = 2.0 * static_cast<double>(ElementCount(data.type.shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+  build.flops = 2.0 * static_cast<double>(ElementCount(data.type.shape)) * static_cast<double>(ElementCount(w) / w[0]);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }

@@ -1,4 +1,4 @@
-// Deconvolution on cuDNN: 2-D, NCHW, float32, grouped too. A deconvolution is the data gradient of the
+// Deconvolution on cuDNN: 1-D (as 2-D with a height of 1) and 2-D, float32, grouped too. A deconvolution is the data gradient of the
 // convolution that maps its output back to its input, so it runs as cudnnConvolutionBackwardData with
 // that convolution's descriptors: MXNet's weight (in_channels, num_filter / groups, kh, kw) is already
 // that convolution's filter (its outputs are the deconvolution's inputs), its padding is the crop, and
@@ -57,18 +57,20 @@ class DeconvolutionKernel : public CudaKernel {
   DeconvolutionKernel(const KernelRequest& req, DeviceConstantStore& constants, const DeconvolutionParams& p)
       : where_(req.attrs.Where()) {
     Check(p.post_ops.empty(), Status::kInternal, where_ + "a post-op the CUDA backend does not fuse reached Deconvolution");
-    const Shape& x = req.inputs[0].type.shape;
-    const Shape& w = req.inputs[1].type.shape;
-    const Shape& y = req.outputs[0].shape;
+    const Shape x = As2d(req.inputs[0].type.shape), w = As2d(req.inputs[1].type.shape), y = As2d(req.outputs[0].shape);
     for (const Shape* s : {&x, &y})
       Check(ElementCount(*s) <= INT_MAX, Status::kUnsupported,
             where_ + "cuDNN's 4-D descriptors address fewer than 2^31 elements, got " + ShapeToString(*s));
-    const auto geometry = p.Resolve(req.attrs, x);
+    const auto geometry = p.Resolve(req.attrs, req.inputs[0].type.shape);
+    // 1-D runs as 2-D over a height of 1: kernel, stride and dilation 1 and no crop along it.
+    const bool one_d = p.ndim() == 1;
+    const int pad_h = one_d ? 0 : dim(geometry.pad[0]), pad_w = dim(geometry.pad.back());
+    const int stride_h = one_d ? 1 : dim(p.stride[0]), stride_w = dim(p.stride.back());
+    const int dilate_h = one_d ? 1 : dim(p.dilate[0]), dilate_w = dim(p.dilate.back());
 
     weight_ = constants.Get(req.inputs[1].constant, req.device);
     if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
 
-    auto dim = [](int64_t d) { return static_cast<int>(d); };
     Tensor4d(&d_.x, x, "the data's descriptor");
     Tensor4d(&d_.y, y, "the output's descriptor");
     CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
@@ -76,8 +78,7 @@ class DeconvolutionKernel : public CudaKernel {
                                           dim(w[3])),
                where_ + "describing the weight " + ShapeToString(w));
     CheckCudnn(cudnnCreateConvolutionDescriptor(&d_.conv), where_ + "creating the convolution's descriptor");
-    CheckCudnn(cudnnSetConvolution2dDescriptor(d_.conv, dim(geometry.pad[0]), dim(geometry.pad[1]), dim(p.stride[0]),
-                                               dim(p.stride[1]), dim(p.dilate[0]), dim(p.dilate[1]),
+    CheckCudnn(cudnnSetConvolution2dDescriptor(d_.conv, pad_h, pad_w, stride_h, stride_w, dilate_h, dilate_w,
                                                CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                where_ + "describing the convolution");
     CheckCudnn(cudnnSetConvolutionGroupCount(d_.conv, dim(p.num_group)), where_ + "setting the group count");
@@ -113,6 +114,14 @@ class DeconvolutionKernel : public CudaKernel {
   }
 
  private:
+  static int dim(int64_t d) { return static_cast<int>(d); }
+
+  // A 1-D shape (N, C, W) or weight (C, F, k) as its 2-D form with a height of 1.
+  static Shape As2d(Shape s) {
+    if (s.size() == 3) s.insert(s.begin() + 2, 1);
+    return s;
+  }
+
   void Tensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& what) {
     CheckCudnn(cudnnCreateTensorDescriptor(desc), where_ + "creating " + what);
     CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
@@ -163,7 +172,7 @@ KernelBuild BuildDeconvolution(const KernelRequest& req, DeviceConstantStore& co
   Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
   KernelBuild build = RowMajorBuild(req, {0}, std::make_unique<DeconvolutionKernel>(req, constants, p));
   const Shape& w = req.inputs[1].type.shape;  // every input pixel meets every weight of its group once
-  build.flops = 2.0 * static_cast<double>(ElementCount(req.inputs[0].type.shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+  build.flops = 2.0 * static_cast<double>(ElementCount(req.inputs[0].type.shape)) * static_cast<double>(ElementCount(w) / w[0]);
   return build;
 }
 

@@ -127,6 +127,43 @@ TEST_CASE("Deconvolution matches the scatter reference", "[ops][deconvolution]")
   }
 }
 
+// 1-D: NCW data and a (C, F / groups, k) weight, checked against the 2-D reference over a height of 1.
+TEST_CASE("1-D Deconvolution matches the reference over a height of 1", "[ops][deconvolution]") {
+  const std::vector<DeconvCase> cases = {
+      {{2, 4, 1, 7}, 6, {1, 4}, {1, 2}, {0, 1}, {0, 0}, {1, 1}, 2, true, {0, 0}},
+      {{1, 3, 1, 5}, 4, {1, 3}, {1, 3}, {0, 0}, {0, 2}, {1, 2}, 1, false, {0, 0}},
+      {{1, 3, 1, 6}, 2, {1, 4}, {1, 2}, {0, 0}, {0, 0}, {1, 1}, 1, true, {0, 11}},
+  };
+  unsigned seed = 400;
+  for (const DeconvCase& c : cases) {
+    const std::string what = "1-D Deconvolution " + Describe(c);
+    RunCase(what, [&] {
+      Net net(seed++);
+      AttrMap attrs = {{"kernel", Tuple({c.kernel[1]})}, {"stride", Tuple({c.stride[1]})}, {"pad", Tuple({c.pad[1]})},
+                       {"adj", Tuple({c.adj[1]})}, {"dilate", Tuple({c.dilate[1]})},
+                       {"num_filter", std::to_string(c.filters)}, {"num_group", std::to_string(c.groups)},
+                       {"no_bias", c.bias ? "False" : "True"}};
+      if (c.target[1] != 0) attrs["target_shape"] = Tuple({c.target[1]});
+      Tensor& w = net.Param("deconv0_weight", {c.x[1], c.filters / c.groups, c.kernel[1]});
+      std::vector<qv_test::Entry> inputs = {net.g.Variable("data"), net.g.Variable("deconv0_weight")};
+      if (c.bias) {
+        net.Param("deconv0_bias", {c.filters});
+        inputs.push_back(net.g.Variable("deconv0_bias"));
+      }
+      net.g.Output(net.g.Op("Deconvolution", "deconv0", attrs, inputs));
+      const Tensor x = qv_test::Random({c.x[0], c.x[1], c.x[3]}, &net.rng);
+      const std::vector<Tensor> out = RunSingleInput(net, x);
+      // The 2-D reference on the same values with a height of 1 (a target's height is that 1).
+      DeconvCase c2 = c;
+      if (c.target[1] != 0) c2.target[0] = 1;
+      const Tensor w2(Shape{w.shape[0], w.shape[1], 1, w.shape[2]}, w.data);
+      Tensor want = RefDeconv(Tensor(c.x, x.data), w2, c.bias ? &net.params.at("deconv0_bias") : nullptr, c2);
+      want.shape.erase(want.shape.begin() + 2);
+      ExpectClose(out.at(0), want, what);
+    });
+  }
+}
+
 TEST_CASE("Deconvolution -> BatchNorm -> ReLU matches the reference, folded and unfused", "[ops][deconvolution]") {
   const DeconvCase c = {{2, 6, 4, 5}, 4, {4, 4}, {2, 2}, {1, 1}, {0, 0}, {1, 1}, 2, false, {0, 0}};
   for (const bool shared : {false, true}) {
@@ -211,7 +248,7 @@ TEST_CASE("Deconvolution refuses bad attributes and shapes, naming the node", "[
   c.pad = {6, 6};  // 11 rows scattered, 12 cropped
   ExpectMessage(failure(c, {}), "deconv0", {"crops the whole output"});
   ExpectMessage(failure(base, {}, {4, 6, 3, 3}), "deconv0", {"weight has shape (4, 6, 3, 3)", "(in_channels, 3, 3, 3)"});
-  ExpectMessage(failure(base, {{"kernel", "(3, 3, 3)"}}), "deconv0", {"only 2-D deconvolution"});
+  ExpectMessage(failure(base, {{"kernel", "(3, 3, 3)"}}), "deconv0", {"only 1-D and 2-D deconvolution"});
   ExpectMessage(failure(base, {{"layout", "NHWC"}}), "deconv0", {"layout NHWC", "only NCHW"});
   ExpectMessage(failure(base, {{"num_group", "4"}}), "deconv0", {"num_filter must be a positive multiple of num_group"});
   c = base;

@@ -223,7 +223,7 @@ TEST_CASE("GPU stand-alone BatchNorm matches the CPU, with and without a fused R
     }
 }
 
-TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, groups, bias, BatchNorm + ReLU",
+TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, groups, bias, BatchNorm + ReLU, 1-D",
           "[gpu]") {
   struct Case {
     AttrMap attrs;
@@ -239,6 +239,8 @@ TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, g
        {1, 6, 4, 4}, {6, 2, 3, 3}, false},
       {{{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_filter", "8"}, {"num_group", "8"}},
        {2, 8, 5, 5}, {8, 1, 4, 4}, false},
+      {{{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}, {"adj", "(1,)"}, {"num_filter", "4"}, {"no_bias", "False"}},
+       {2, 3, 7}, {3, 4, 3}, false},  // 1-D
   };
   std::mt19937 rng(14);
   for (const Case& c : cases) {
