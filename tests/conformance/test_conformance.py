@@ -1,10 +1,12 @@
 """Every model of the conformance fixtures (tests/conformance/make_fixtures.py), run through Quiver and
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
-Classifiers, and segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
-pixel, compared as a classifier's output is): max |quiver - mxnet| <= 1e-4 x the output's scale
-(max |mxnet|). Detectors (GluonCV SSD and YOLOv3, outputs ids, scores, boxes): the same detections above
-a score threshold, matched by class, score (within 1e-4) and box (IoU > 0.99).
+Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
+pixel) and pose estimators (task "pose": dense keypoint heatmaps), all compared as a classifier's output
+is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
+YOLOv3, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
+relative to the image): the same detections above a score threshold, matched by class, score (within
+1e-4) and box (IoU > 0.99).
 
 Where MXNet's own float32 result is far from exact, 1e-4 is below what two float32 implementations can
 agree on, and the bounds widen to what the fixture measured (make_fixtures.py: each case's
@@ -171,7 +173,7 @@ def test_matches_mxnet(model, case):
         size = case["shape"][-1]
         error = compare_detections(detection_outputs(got, size), detection_outputs(want, size), size, mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, True)
-    else:
+    else:  # classifiers' scores and pose heatmaps: dense outputs
         error = max(float(np.abs(g - w).max() / np.abs(w).max()) for g, w in zip(got, want))
         bound = max(TOLERANCE, 2 * mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, error <= bound)
