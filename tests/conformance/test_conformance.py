@@ -195,3 +195,23 @@ def test_object_detector_reads_the_export(model):
     for label, score, (x1, y1, x2, y2) in found:
         assert label.isdigit() and 0 <= int(label) < 20  # VOC's 20 classes, no synset given
         assert 0 <= x1 <= x2 <= 320 and 0 <= y1 <= y2 <= 240
+
+
+@pytest.mark.parametrize("model", [m for m in {m["name"]: m for m, _ in CASES}.values() if m["task"] == "segmentation"],
+                         ids=lambda m: m["name"])
+def test_segmenter_reads_the_export(model):
+    """Segmenter gives each pixel of an image the model's best class: at the model's input size, the
+    argmax of the export's class scores for the same preprocessed image."""
+    case = model["cases"][0]
+    height, width = case["shape"][2:]
+    image = np.random.RandomState(0).randint(0, 256, (height, width, 3), dtype=np.uint8)
+    with quiver.Segmenter(str(FIXTURES / model["prefix"]), image_size=(height, width)) as seg:
+        result = seg.segment(image)
+        scores = np.asarray(seg.predict(seg.transform.batch([image])))
+    assert result.class_ids.shape == (height, width)
+    np.testing.assert_array_equal(result.class_ids, scores[0].argmax(axis=0))
+    assert 0 < result.scores.min() and result.scores.max() <= 1
+    # Another image size: resized to the input, and the mask brought back to the image's own size.
+    other = np.random.RandomState(1).randint(0, 256, (height * 2 + 3, width + 5, 3), dtype=np.uint8)
+    with quiver.Segmenter(str(FIXTURES / model["prefix"]), image_size=(height, width)) as seg:
+        assert seg.segment(other).class_ids.shape == other.shape[:2]
