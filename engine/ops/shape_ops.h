@@ -1,5 +1,5 @@
 // Geometry of the operators that only move data: Reshape, expand_dims, squeeze, reshape_like, transpose,
-// SwapAxis, slice, slice_axis, slice_like, tile, repeat, broadcast_axis, broadcast_to, broadcast_like.
+// SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat, broadcast_axis, broadcast_to, broadcast_like.
 #pragma once
 
 #include <vector>
@@ -31,6 +31,8 @@ struct SliceWindow {
 SliceWindow ResolveSlice(const Attrs& attrs, const Shape& input);
 // slice_like: the leading part of `input` with `like`'s size along `axes` (every axis when empty).
 SliceWindow ResolveSliceLike(const Attrs& attrs, const Shape& input, const Shape& like);
+// Crop (MXNet's legacy operator): a spatial window of 4-D data; `inputs` the node's input shapes.
+SliceWindow ResolveCrop(const Attrs& attrs, const std::vector<Shape>& inputs);
 
 // tile's output shape: `reps` lined up with the input's last axes, the shorter of the two padded with
 // leading 1s (MXNet's and numpy's rule); every entry at least 1.
@@ -43,12 +45,13 @@ Shape RepeatOutput(const Attrs& attrs, const Shape& input);
 // every axis is the output's size or 1. `inputs`: the node's input shapes.
 Shape BroadcastToOutput(const Attrs& attrs, const std::vector<Shape>& inputs);
 
-// Where transpose, SwapAxis, slice, slice_axis, slice_like, tile, repeat and the broadcasts read their row-major input: the output
-// element at row-major coordinates c over `out` reads input element offset + sum_d c_d * strides[d]. A
-// stride is permuted by a transpose, negative in a reversed slice, and 0 along an axis that reads the
-// same elements again (tile, repeat, a broadcast size-1 axis). `out` is the output's shape or a view of it with the same
-// row-major order: axes of size 1 dropped, axes that read consecutively merged, and for tile and repeat
-// an axis split in two (a repeat count and the input's axis). It has at least one axis.
+// Where transpose, SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat and the broadcasts read
+// their row-major input: the output element at row-major coordinates c over `out` reads input element
+// offset + sum_d c_d * strides[d]. A stride is permuted by a transpose, negative in a reversed slice,
+// and 0 along an axis that reads the same elements again (tile, repeat, a broadcast size-1 axis). `out`
+// is the output's shape or a view of it with the same row-major order: axes of size 1 dropped, axes that
+// read consecutively merged, and for tile and repeat an axis split in two (a repeat count and the
+// input's axis). It has at least one axis.
 struct StridedRead {
   Shape out;
   std::vector<int64_t> strides;

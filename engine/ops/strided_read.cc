@@ -84,8 +84,9 @@ StridedRead UncompactedRead(const Attrs& attrs, const std::vector<Shape>& inputs
     }
     return read;
   }
-  const SliceWindow w =
-      attrs.op() == "slice_like" ? ResolveSliceLike(attrs, in, inputs[1]) : ResolveSlice(attrs, in);
+  const SliceWindow w = attrs.op() == "slice_like" ? ResolveSliceLike(attrs, in, inputs[1])
+                        : attrs.op() == "Crop"     ? ResolveCrop(attrs, inputs)
+                                                   : ResolveSlice(attrs, in);
   read.out = w.out;
   for (size_t d = 0; d < in.size(); ++d) {
     read.offset += w.begin[d] * in_strides[d];

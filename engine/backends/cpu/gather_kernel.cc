@@ -1,4 +1,4 @@
-// transpose, SwapAxis, slice, slice_axis, slice_like, tile, repeat and the broadcasts (broadcast_axis,
+// transpose, SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat and the broadcasts (broadcast_axis,
 // broadcast_to, broadcast_like) as one strided gather over row-major data
 // (ops/shape_ops.h's StridedRead).
 #include <vector>
@@ -43,15 +43,15 @@ KernelBuild BuildGather(const KernelRequest& req) {
   for (const auto& in : req.inputs) shapes.push_back(in.type.shape);
   StridedRead read = ResolveStridedRead(req.attrs, shapes);
   KernelBuild build;
-  build.runtime_inputs = {0};  // slice_like and broadcast_like read only the shape of their second input
+  build.runtime_inputs = {0};  // slice_like, Crop and broadcast_like read only the shape of their second input
   build.input_descs = {PlainDesc(shapes[0])};
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
   build.kernel = std::make_unique<GatherKernel>(read.out, std::move(read.strides), read.offset);
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "tile", "repeat",
-                                    "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
+const CpuKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "Crop", "tile",
+                                    "repeat", "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,4 +1,4 @@
-// transpose, SwapAxis, slice, slice_axis, slice_like, tile, repeat and the broadcasts (broadcast_axis,
+// transpose, SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat and the broadcasts (broadcast_axis,
 // broadcast_to, broadcast_like) as one strided gather over row-major data
 // (ops/shape_ops.h's StridedRead).
 #include "backends/cuda/cuda_kernel.h"
@@ -36,12 +36,12 @@ KernelBuild BuildGather(const KernelRequest& req, DeviceConstantStore&) {
     g.out[d] = read.out[d];
     g.stride[d] = read.strides[d];
   }
-  // slice_like and broadcast_like read only the shape of their second input, which is therefore no runtime input.
+  // slice_like, Crop and broadcast_like read only the shape of their second input, which is therefore no runtime input.
   return RowMajorBuild(req, {0}, std::make_unique<GatherKernel>(g, ElementCount(read.out)));
 }
 
-const CudaKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "tile", "repeat",
-                                    "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
+const CudaKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "Crop", "tile",
+                                     "repeat", "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
 
 }  // namespace
 }  // namespace qv::cuda

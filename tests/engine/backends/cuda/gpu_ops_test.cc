@@ -206,6 +206,11 @@ TEST_CASE("GPU transpose and slices match the CPU", "[gpu]") {
   g.Output(g.Op("slice_like", "crop", {{"axes", "(2, 3)"}}, {g.Variable("data"), g.Variable("like")}));
   std::mt19937 rng(6);
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 8, 8}, &rng), qv_test::Random({1, 1, 5, 6}, &rng)});
+  ExpectUnaryOp("Crop", {{"num_args", "1"}, {"h_w", "(4, 5)"}, {"offset", "(2, 3)"}}, {2, 3, 9, 8});
+  GraphBuilder like;
+  like.Output(like.Op("Crop", "crop", {{"num_args", "2"}, {"center_crop", "True"}},
+                      {like.Variable("data"), like.Variable("like")}));
+  ExpectGpuMatchesCpu(like, {}, {qv_test::Random({2, 3, 9, 8}, &rng), qv_test::Random({1, 1, 7, 6}, &rng)});
 }
 
 TEST_CASE("GPU tile and repeat match the CPU", "[gpu]") {
@@ -224,6 +229,21 @@ TEST_CASE("GPU reductions match the CPU: every axis, some axes, exclude, keepdim
     ExpectUnaryOp(op, {{"axis", "1"}, {"exclude", "True"}}, {2, 3, 4, 5});
   }
   ExpectUnaryOp("prod", {{"axis", "-1"}}, {3, 4, 5}, 0.9f, 1.1f);
+}
+
+TEST_CASE("GPU add_n matches the CPU: one, two and four inputs", "[gpu]") {
+  std::mt19937 rng(12);
+  for (int n : {1, 2, 4}) {
+    GraphBuilder g;
+    std::vector<qv_test::Entry> inputs;
+    std::vector<qv_ref::Tensor> values;
+    for (int i = 0; i < n; ++i) {
+      inputs.push_back(g.Variable("x" + std::to_string(i)));
+      values.push_back(qv_test::Random({3, 4, 5}, &rng));
+    }
+    g.Output(g.Op("add_n", "sum", {{"num_args", std::to_string(n)}}, inputs));
+    ExpectGpuMatchesCpu(g, {}, values);
+  }
 }
 
 TEST_CASE("GPU SliceChannel and stack match the CPU", "[gpu]") {
