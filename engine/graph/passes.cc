@@ -187,6 +187,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
   RemoveIdentities(g);
+  FoldConstantMoves(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);
