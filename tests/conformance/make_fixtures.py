@@ -38,6 +38,9 @@ os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sequence_models  # noqa: E402
+
 CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for bn in ("", "_bn")] +
                ["resnet%d_v%d" % (d, v) for v in (1, 2) for d in (18, 34, 50, 101, 152)] +
                ["densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1.0", "squeezenet1.1",
@@ -51,6 +54,8 @@ SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
 
 # MXNet's own SSD in its deploy form (MultiBoxPrior + MultiBoxDetection), built with mx.sym.
 SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
+# Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
+SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
 
 def native_size(name):
@@ -65,6 +70,8 @@ def native_size(name):
 
 def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
+    if name in sequence_models.SEQUENCE_MODELS:
+        return SEQUENCE_CASES
     size = native_size(name)
     other = {224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}[size]
     return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
@@ -74,10 +81,13 @@ def full_cases(name):
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
-      "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)]}
+      "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
+      "bert_small": [(1, 8), (3, 16)]}
 
 
 def task(name):
+    if name in sequence_models.SEQUENCE_MODELS:
+        return "sequence"
     if name in DETECTORS + SYMBOLIC_DETECTORS:
         return "detection"
     return "segmentation" if name in SEGMENTERS else "classification"
@@ -275,7 +285,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    everything = CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SEGMENTERS
+    everything = CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SEGMENTERS + list(sequence_models.SEQUENCE_MODELS)
     plan = CI if a.set == "ci" else {n: full_cases(n) for n in everything}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
@@ -287,7 +297,8 @@ def main():
     tmp_dir = tempfile.mkdtemp()
     for name, cases in plan.items():
         start = time.time()
-        models.append(export(name, cases, a.out, tmp_dir))
+        exporter = sequence_models.export if name in sequence_models.SEQUENCE_MODELS else export
+        models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)
         print("%-28s %d cases, %d refused by MXNet, %.1f s" %
