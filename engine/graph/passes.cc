@@ -7,6 +7,7 @@
 #include "graph/graph_check.h"
 #include "ops/amp_cast.h"
 #include "ops/batch_norm.h"
+#include "ops/cast.h"
 #include "ops/convolution.h"
 #include "ops/identity.h"
 
@@ -123,7 +124,9 @@ void RemoveIdentities(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& node = g.graph.nodes[id];
-    if (IsIdentityOp(node.op)) r[{id, 0}] = node.inputs[0];
+    // Cast to float32 copies: Quiver holds every tensor in float32.
+    const bool float32_cast = node.op == "Cast" && !CastTruncates(AttrsOf(node));
+    if (IsIdentityOp(node.op) || float32_cast) r[{id, 0}] = node.inputs[0];
   }
   ApplyRedirects(g.graph, r);
 }
