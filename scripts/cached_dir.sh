@@ -6,12 +6,25 @@
 # when it has manifest.json and DIR/STAMP holds KEY, unless FORCE is 1. Otherwise `GENERATE... TMP`
 # fills a temporary sibling TMP, which replaces DIR only once complete (an interrupted run never
 # leaves a half-written DIR). Concurrent callers queue on DIR.lock and the later ones find DIR fresh.
-# Logs go to stderr, prefixed with $CACHED_DIR_LOG (the caller's name).
+# A generator that finds its set cannot be made on this CPU (MXNet's bfloat16 needs AVX-512) writes
+# TMP/ABSENT (why) and a manifest saying so instead: such a set is stamped with KEY and the CPU's
+# signature (its flags and the oneDNN ISA limits in the environment), and reused only where both match,
+# so a CPU that can make the set makes it. Logs go to stderr, prefixed with $CACHED_DIR_LOG (the
+# caller's name).
 
 _cached_dir_log() { echo "${CACHED_DIR_LOG:-cached_dir}: $*" >&2; }
 
+# What decides whether a set can be made here: the CPU's flags and the ISA limits oneDNN reads.
+_cached_dir_cpu() {
+  { grep -m1 '^flags' /proc/cpuinfo; echo "${ONEDNN_MAX_CPU_ISA:-} ${DNNL_MAX_CPU_ISA:-}"; } | sha256sum | cut -d' ' -f1
+}
+
+_cached_dir_stamp() {  # DIR KEY: what DIR's stamp must hold
+  if [ -f "$1/ABSENT" ]; then echo "$2 absent on cpu $(_cached_dir_cpu)"; else echo "$2"; fi
+}
+
 _cached_dir_fresh() {  # DIR STAMP KEY FORCE
-  [ "$4" != 1 ] && [ -f "$1/manifest.json" ] && [ "$(cat "$1/$2" 2>/dev/null)" = "$3" ]
+  [ "$4" != 1 ] && [ -f "$1/manifest.json" ] && [ "$(cat "$1/$2" 2>/dev/null)" = "$(_cached_dir_stamp "$1" "$3")" ]
 }
 
 cached_dir() {
@@ -38,7 +51,7 @@ cached_dir() {
   _cached_dir_log "generating $dir (generator sha256 $key) ..."
   start=$(date +%s)
   "$@" "$tmp" >&2
-  echo "$key" >"$tmp/$stamp"
+  _cached_dir_stamp "$tmp" "$key" >"$tmp/$stamp"
   chmod 755 "$tmp"
   # Renames are atomic: move the old directory aside, the new one in, then delete the old one.
   if [ -e "$dir" ]; then

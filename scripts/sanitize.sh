@@ -12,8 +12,10 @@ case "$kind" in
 esac
 
 build_dir="$(QUIVER_BUILD_DIR="build-$kind" QUIVER_BUILD_TYPE=RelWithDebInfo bash scripts/build.sh -DQUIVER_SANITIZE="$kind")"
-export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
-export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"  # the drop-in libmxnet.so suite reads it
+QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"  # the drop-in libmxnet.so suite reads it
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export QUIVER_FIXTURES_DIR QUIVER_CONFORMANCE_DIR
 export QUIVER_REQUIRE_FIXTURES=1
 # allocator_may_return_null: tests ask for absurd sizes on purpose and expect QV_ERR_OUT_OF_MEMORY.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:allocator_may_return_null=1"

@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="$(bash scripts/build.sh)"
-export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export QUIVER_FIXTURES_DIR
 export QUIVER_REQUIRE_FIXTURES=1
 QUIVER_SOAK_ITERATIONS="${1:-10000}" "$build_dir/tests/soak/quiver_soak_tests"

@@ -10,14 +10,17 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="$(bash scripts/build.sh)"
-export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
-export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
-export QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
-export QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conformance)"  # MXNet's bf16 error, ~5 s once
-export QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
-export QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
-export QUIVER_INT8_SSD_DIR="$(bash tests/int8/make_fixtures.sh --ssd)"  # ~30 s once, then cached
-export QUIVER_GPU_FIXTURES="$(bash tests/gpu/make_fixtures.sh)"  # the GPU check's fixtures, ~15 s once
+QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh ci)"
+QUIVER_AMP_DIR="$(bash tests/amp/make_fixtures.sh)"
+QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conformance)"  # MXNet's bf16 error, ~5 s once
+QUIVER_INT8_DIR="$(bash tests/int8/make_fixtures.sh)"
+QUIVER_MXNET="$(bash scripts/setup_mxnet_venv.sh)"  # tests/int8 runs files Quiver writes in MXNet
+QUIVER_INT8_SSD_DIR="$(bash tests/int8/make_fixtures.sh --ssd)"  # ~30 s once, then cached
+QUIVER_GPU_FIXTURES="$(bash tests/gpu/make_fixtures.sh)"  # the GPU check's fixtures, ~15 s once
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export QUIVER_FIXTURES_DIR QUIVER_CONFORMANCE_DIR QUIVER_AMP_DIR QUIVER_AMP_CONFORMANCE_DIR QUIVER_INT8_DIR \
+  QUIVER_MXNET QUIVER_INT8_SSD_DIR QUIVER_GPU_FIXTURES
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)

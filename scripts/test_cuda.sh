@@ -6,5 +6,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build_dir="$(bash scripts/build_cuda.sh)"
-export QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export QUIVER_FIXTURES_DIR
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600 "$@")

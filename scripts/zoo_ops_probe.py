@@ -166,6 +166,44 @@ def op_cases():
     yield "conv + leaky", mx.sym.LeakyReLU(mx.sym.Convolution(d, kernel=(3, 3), num_filter=10, num_group=5, pad=(1, 1),
                                                               no_bias=True, name="c"), slope=0.1), \
         {"c_weight": w}, {"data": x4}
+    # Deconvolution on MXNet's default CPU path (oneDNN). No target_shape case: that path refuses one that
+    # crops (it builds its primitive from pad and adj alone), where MXNet's own kernel (MXNET_MKLDNN_ENABLED=0,
+    # which ignores dilate instead) and its GPU path run it; Quiver does as they do (tests/engine/ops).
+    for k, s, pad, adj, g, bias in [((4, 4), (2, 2), (1, 1), (0, 0), 1, False), ((3, 3), (2, 2), (0, 0), (1, 1), 1, True),
+                                    ((3, 3), (2, 2), (1, 1), (1, 0), 5, True), ((2, 3), (3, 1), (0, 1), (2, 0), 1, False)]:
+        filters = 10 if g > 1 else 4
+        yield "Deconvolution k%s s%s p%s adj%s g%d bias=%s" % (k, s, pad, adj, g, bias), \
+            mx.sym.Deconvolution(d, kernel=k, stride=s, pad=pad, adj=adj, num_filter=filters, num_group=g,
+                                 no_bias=not bias, name="dc"), \
+            dict({"dc_weight": r.uniform(-1, 1, (5, filters // g) + k).astype(np.float32)},
+                 **({"dc_bias": r.uniform(-1, 1, (filters,)).astype(np.float32)} if bias else {})), {"data": x4}
+    yield "Deconvolution dilate (2, 1)", mx.sym.Deconvolution(d, kernel=(3, 3), stride=(2, 2), dilate=(2, 1), pad=(1, 1),
+                                                              num_filter=3, name="dc"), \
+        {"dc_weight": r.uniform(-1, 1, (5, 3, 3, 3)).astype(np.float32)}, {"data": x4}
+    yield "Deconvolution 1-D adj groups", mx.sym.Deconvolution(d, kernel=(3,), stride=(2,), pad=(1,), adj=(1,), num_filter=4,
+                                                               num_group=2, no_bias=False, name="dc"), \
+        {"dc_weight": r.uniform(-1, 1, (6, 2, 3)).astype(np.float32),
+         "dc_bias": r.uniform(-1, 1, (4,)).astype(np.float32)}, {"data": x3}
+    for scale in (1, 3):
+        yield "UpSampling nearest scale %d" % scale, \
+            mx.sym.UpSampling(d, scale=scale, sample_type="nearest", num_args=1), {}, {"data": x4}
+    x8 = r.uniform(-3, 3, (2, 5, 8, 6)).astype(np.float32)
+    pooled = mx.sym.Pooling(d, kernel=(2, 2), stride=(2, 2), pool_type="avg")
+    for mode in ("concat", "sum"):
+        yield "UpSampling nearest 2 inputs " + mode, \
+            mx.sym.UpSampling(d, pooled, scale=2, sample_type="nearest", num_args=2, multi_input_mode=mode), {}, \
+            {"data": x8}
+    for scale in (2, 3):
+        kk = 2 * scale - scale % 2
+        yield "UpSampling bilinear scale %d" % scale, \
+            mx.sym.UpSampling(d, mx.sym.var("up_weight"), scale=scale, sample_type="bilinear", num_filter=5, num_args=2), \
+            {"up_weight": r.uniform(-1, 1, (5, 1, kk, kk)).astype(np.float32)}, {"data": x4}
+    for mode, pad in [("constant", (0, 0, 0, 0, 1, 2, 3, 0)), ("edge", (0, 0, 0, 0, 2, 2, 1, 3)),
+                      ("reflect", (0, 0, 0, 0, 6, 1, 8, 4)), ("reflect", (0, 0, 0, 0, 7, 0, 0, 0)),
+                      ("constant", (0, 1, 0, 0, 1, 1, 1, 1))]:
+        yield "Pad %s %s" % (mode, pad), mx.sym.Pad(d, mode=mode, pad_width=pad, constant_value=0.5), {}, {"data": x4}
+    x5 = r.uniform(-3, 3, (1, 2, 3, 4, 5)).astype(np.float32)
+    yield "Pad reflect 5-D", mx.sym.Pad(d, mode="reflect", pad_width=(0, 0, 0, 0, 1, 2, 3, 0, 2, 4)), {}, {"data": x5}
 
 
 def run_ops(q):

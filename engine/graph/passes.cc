@@ -8,7 +8,7 @@
 #include "ops/amp_cast.h"
 #include "ops/batch_norm.h"
 #include "ops/cast.h"
-#include "ops/convolution.h"
+#include "ops/deconvolution.h"
 #include "ops/identity.h"
 
 namespace qv {
@@ -55,29 +55,39 @@ void Merge(Node& into, const Node& from) {
   into.fused.push_back({from.op, from.name});
 }
 
-// The BatchNorm that reads the convolution's only use, folded into new weights and a bias:
-// s = gamma / sqrt(var + eps); w' = w * s; b' = (b - mean) * s + beta.
+// The BatchNorm that reads the convolution's (or deconvolution's) only use, folded into new weights and
+// a bias: s = gamma / sqrt(var + eps); w' = w * s; b' = (b - mean) * s + beta, s taken per output
+// channel. A Convolution's weight has its output channels on axis 0; a Deconvolution's is (in_channels,
+// filters per group, kh, kw), input channel c feeding filters of c's group only.
 void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   Node& conv = g.graph.nodes[conv_id];
   const auto bp = BatchNormParams::Parse(AttrsOf(bn));
-  const auto cp = ConvolutionParams::Parse(AttrsOf(conv));
   const NDArray& w = *g.constants.at(conv.inputs[1].node);
   const float* gamma = g.constants.at(bn.inputs[1].node)->data_as<float>();
   const float* beta = g.constants.at(bn.inputs[2].node)->data_as<float>();
   const float* mean = g.constants.at(bn.inputs[3].node)->data_as<float>();
   const float* var = g.constants.at(bn.inputs[4].node)->data_as<float>();
-  const float* bias = cp.no_bias ? nullptr : g.constants.at(conv.inputs[2].node)->data_as<float>();
+  // Without post-ops (FoldBatchNorm's condition), a third input is the bias.
+  const float* bias = conv.inputs.size() > 2 ? g.constants.at(conv.inputs[2].node)->data_as<float>() : nullptr;
 
-  const int64_t out_channels = w.shape()[0];
-  const int64_t per_channel = w.size() / out_channels;
-  NDArrayPtr new_w = NDArray::Create(w.shape(), DType::kFloat32);
+  const bool deconv = conv.op == "Deconvolution";
+  const int64_t groups = deconv ? DeconvolutionParams::Parse(AttrsOf(conv)).num_group : 1;
+  const int64_t out_channels = deconv ? w.shape()[1] * groups : w.shape()[0];
+  const int64_t kernel = w.size() / (w.shape()[0] * w.shape()[1]);  // elements of one (kh, kw) filter
+  const int64_t in_per_group = w.shape()[0] / groups;
+  std::vector<double> scale(static_cast<size_t>(out_channels));
   NDArrayPtr new_b = NDArray::Create({out_channels}, DType::kFloat32);
   for (int64_t o = 0; o < out_channels; ++o) {
-    const double scale = bp.ChannelScale(gamma[o], var[o]);
-    const float* src = w.data_as<float>() + o * per_channel;
-    float* dst = new_w->data_as<float>() + o * per_channel;
-    for (int64_t i = 0; i < per_channel; ++i) dst[i] = static_cast<float>(src[i] * scale);
-    new_b->data_as<float>()[o] = static_cast<float>(((bias ? bias[o] : 0.0) - mean[o]) * scale + beta[o]);
+    scale[o] = bp.ChannelScale(gamma[o], var[o]);
+    new_b->data_as<float>()[o] = static_cast<float>(((bias ? bias[o] : 0.0) - mean[o]) * scale[o] + beta[o]);
+  }
+  NDArrayPtr new_w = NDArray::Create(w.shape(), DType::kFloat32);
+  const float* src = w.data_as<float>();
+  float* dst = new_w->data_as<float>();
+  for (int64_t i = 0; i < w.size(); ++i) {
+    const int64_t a0 = i / (w.shape()[1] * kernel), a1 = i / kernel % w.shape()[1];
+    const int64_t o = deconv ? a0 / in_per_group * w.shape()[1] + a1 : a0;
+    dst[i] = static_cast<float>(src[i] * scale[o]);
   }
   const NodeEntry data = conv.inputs[0];
   const std::string name = conv.name;
@@ -139,7 +149,8 @@ void FoldBatchNorm(BoundGraph& g) {
     if (bn.op != "BatchNorm" || !bn.post_ops.empty()) continue;
     const NodeEntry in = bn.inputs[0];
     const Node& conv = g.graph.nodes[in.node];
-    if (conv.op != "Convolution" || !conv.post_ops.empty() || uses.at(in) != 1) continue;
+    if ((conv.op != "Convolution" && conv.op != "Deconvolution") || !conv.post_ops.empty() || uses.at(in) != 1)
+      continue;
     bool constant = true;
     for (size_t i = 1; i < conv.inputs.size(); ++i) constant = constant && IsConstant(g, conv.inputs[i]);
     for (size_t i = 1; i < bn.inputs.size(); ++i) constant = constant && IsConstant(g, bn.inputs[i]);

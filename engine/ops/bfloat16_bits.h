@@ -4,11 +4,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define QV_HOST_DEVICE __host__ __device__
-#else
-#define QV_HOST_DEVICE
-#endif
+#include "ops/host_device.h"
 
 namespace qv {
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors and segmentation
-models) and records MXNet's outputs.
+"""Exports the conformance models with real MXNet 1.9.1 (and GluonCV for the detectors, segmentation
+models and pose estimators) and records MXNet's outputs.
 
 Run by tests/conformance/make_fixtures.sh (which caches the result); directly:
     python tests/conformance/make_fixtures.py --set ci|full --out DIR [--only NAME ...]
@@ -50,17 +50,27 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
              "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]
 SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
-
-
+# Pose estimation (GluonCV): one dense heatmap per keypoint, compared by the classifiers' rule. Their
+# sizes are (height, width): they take portrait crops.
+POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), "ci": (128, 96)}}
+# GluonCV classifiers beyond the Gluon zoo: HRNet (nearest UpSampling between its branches).
+GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
 # MXNet's own SSD in its deploy form (MultiBoxPrior + MultiBoxDetection), built with mx.sym.
 SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
 # Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
 SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
 
+def hw(size):
+    """(height, width) of a case's size: an int for square inputs, or a pair."""
+    return tuple(size) if isinstance(size, (tuple, list)) else (size, size)
+
+
 def native_size(name):
     if name in SEGMENTERS:
         return 224  # GluonCV's own is 480: its dilated ResNet-50 costs fixtures ~5x as much there
+    if name in POSE:
+        return POSE[name]["native"]
     if name.startswith("yolo3"):
         return 416
     if name in SYMBOLIC_DETECTORS:
@@ -73,7 +83,8 @@ def full_cases(name):
     if name in sequence_models.SEQUENCE_MODELS:
         return SEQUENCE_CASES
     size = native_size(name)
-    other = {224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}[size]
+    others = {224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}
+    other = POSE[name]["other"] if name in POSE else others[size]
     return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
 
 
@@ -82,7 +93,8 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
-      "bert_small": [(1, 8), (3, 16)]}
+      "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "bert_small": [(1, 8), (3, 16)]}
+CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
 
 
 def task(name):
@@ -90,15 +102,17 @@ def task(name):
         return "sequence"
     if name in DETECTORS + SYMBOLIC_DETECTORS:
         return "detection"
-    return "segmentation" if name in SEGMENTERS else "classification"
+    return "segmentation" if name in SEGMENTERS else "pose" if name in POSE else "classification"
 
 
 def build(name, size):
     """The Gluon network; a segmentation model is built for input and output size `size`."""
-    if name in DETECTORS + SEGMENTERS:
+    if name in DETECTORS + SEGMENTERS + list(POSE) + GLUONCV_CLASSIFIERS:
         from gluoncv import model_zoo
         extra = {"aux": False, "crop_size": size} if name in SEGMENTERS else {}
-        return model_zoo.get_model(name, pretrained=False, pretrained_base=False, **extra)
+        if name not in GLUONCV_CLASSIFIERS:  # HRNet has no base network
+            extra["pretrained_base"] = False
+        return model_zoo.get_model(name, pretrained=False, **extra)
     from mxnet.gluon.model_zoo import vision
     return vision.get_model(name)
 
@@ -240,7 +254,7 @@ def export(name, cases, out_dir, tmp_dir):
     mx.random.seed(seed)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
     size = cases[0][1] if name in SEGMENTERS else native_size(name)
-    calib = mx.nd.array(rng.normal(0, 1, (2, 3, size, size)).astype(np.float32))
+    calib = mx.nd.array(rng.normal(0, 1, (2, 3) + hw(size)).astype(np.float32))
     if name in SYMBOLIC_DETECTORS:
         sym = symbolic_ssd()
         args, auxs = initialize_symbol(sym, size, rng)
@@ -260,7 +274,7 @@ def export(name, cases, out_dir, tmp_dir):
     entry = {"name": name, "prefix": name, "task": task(name),
              "cases": [], "refused": []}
     for batch, size in cases:
-        shape = (batch, 3, size, size)
+        shape = (batch, 3) + hw(size)
         x = rng.normal(0, 1, shape).astype(np.float32)
         try:
             outs = model(mx.nd.array(x))
@@ -285,7 +299,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
-    everything = CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SEGMENTERS + list(sequence_models.SEQUENCE_MODELS)
+    everything = (CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SEGMENTERS + list(POSE) + GLUONCV_CLASSIFIERS +
+                  list(sequence_models.SEQUENCE_MODELS))
     plan = CI if a.set == "ci" else {n: full_cases(n) for n in everything}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))

@@ -8,8 +8,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 set_name="${1:-full}"
 shift || true
 python="$(bash scripts/build_python.sh)"
-export QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh "$set_name")"
-export QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conformance="$set_name")"
+QUIVER_CONFORMANCE_DIR="$(bash tests/conformance/make_fixtures.sh "$set_name")"
+QUIVER_AMP_CONFORMANCE_DIR="$(bash tests/amp/make_fixtures.sh --conformance="$set_name")"
+# Exported apart from the assignments: `export X="$(cmd)"` would hide cmd's failure from set -e.
+export QUIVER_CONFORMANCE_DIR QUIVER_AMP_CONFORMANCE_DIR
 export QUIVER_REQUIRE_FIXTURES=1
 # The set's float32 conformance, and precision bfloat16 on its files against MXNet's own bfloat16 error.
 "$python" -m pytest -q -rs -p no:cacheprovider tests/conformance tests/amp/test_conformance_bf16.py "$@"

@@ -2,10 +2,12 @@
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
 Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
-pixel, compared as a classifier's output is) and sequence models (a small BERT encoder: each output
-compared as a classifier's is): max |quiver - mxnet| <= 1e-4 x the output's scale
-(max |mxnet|). Detectors (GluonCV SSD and YOLOv3, outputs ids, scores, boxes): the same detections above
-a score threshold, matched by class, score (within 1e-4) and box (IoU > 0.99).
+pixel), pose estimators (task "pose": dense keypoint heatmaps) and sequence models (task "sequence": a
+small BERT encoder's outputs), all compared as a classifier's output
+is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
+YOLOv3, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
+relative to the image): the same detections above a score threshold, matched by class, score (within
+1e-4) and box (IoU > 0.99).
 
 Where MXNet's own float32 result is far from exact, 1e-4 is below what two float32 implementations can
 agree on, and the bounds widen to what the fixture measured (make_fixtures.py: each case's
@@ -175,7 +177,7 @@ def test_matches_mxnet(model, case):
         size = case["shape"][-1]
         error = compare_detections(detection_outputs(got, size), detection_outputs(want, size), size, mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, True)
-    else:
+    else:  # classifiers' scores and pose heatmaps: dense outputs
         error = max(float(np.abs(g - w).max() / np.abs(w).max()) for g, w in zip(got, want))
         bound = max(TOLERANCE, 2 * mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, error <= bound)
@@ -197,3 +199,23 @@ def test_object_detector_reads_the_export(model):
     for label, score, (x1, y1, x2, y2) in found:
         assert label.isdigit() and 0 <= int(label) < 20  # VOC's 20 classes, no synset given
         assert 0 <= x1 <= x2 <= 320 and 0 <= y1 <= y2 <= 240
+
+
+@pytest.mark.parametrize("model", [m for m in {m["name"]: m for m, _ in CASES}.values() if m["task"] == "segmentation"],
+                         ids=lambda m: m["name"])
+def test_segmenter_reads_the_export(model):
+    """Segmenter gives each pixel of an image the model's best class: at the model's input size, the
+    argmax of the export's class scores for the same preprocessed image."""
+    case = model["cases"][0]
+    height, width = case["shape"][2:]
+    image = np.random.RandomState(0).randint(0, 256, (height, width, 3), dtype=np.uint8)
+    with quiver.Segmenter(str(FIXTURES / model["prefix"]), image_size=(height, width)) as seg:
+        result = seg.segment(image)
+        scores = np.asarray(seg.predict(seg.transform.batch([image])))
+    assert result.class_ids.shape == (height, width)
+    np.testing.assert_array_equal(result.class_ids, scores[0].argmax(axis=0))
+    assert 0 < result.scores.min() and result.scores.max() <= 1
+    # Another image size: resized to the input, and the mask brought back to the image's own size.
+    other = np.random.RandomState(1).randint(0, 256, (height * 2 + 3, width + 5, 3), dtype=np.uint8)
+    with quiver.Segmenter(str(FIXTURES / model["prefix"]), image_size=(height, width)) as seg:
+        assert seg.segment(other).class_ids.shape == other.shape[:2]

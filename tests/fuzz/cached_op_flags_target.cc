@@ -1,3 +1,5 @@
+#include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <vector>
 
@@ -35,12 +37,18 @@ std::vector<std::pair<std::string, std::string>> ReadFlags(const std::string& te
   return flags;
 }
 
+// The value Quiver sees for the (last) flag `key`, up to the first NUL as through the C API; "" if absent.
+std::string LastFlag(const std::vector<std::pair<std::string, std::string>>& flags, const std::string& key) {
+  std::string value;
+  for (const auto& [k, v] : flags)
+    if (k == key) value = v.c_str();
+  return value;
+}
+
 // The input shape the (last) data_shapes flag gave an op that was created, if small enough to run;
 // else empty.
 std::vector<int64_t> DeclaredShape(const std::vector<std::pair<std::string, std::string>>& flags) {
-  std::string value;
-  for (const auto& [key, v] : flags)
-    if (key == "data_shapes") value = v.c_str();  // what the C API sees: up to the first NUL
+  const std::string value = LastFlag(flags, "data_shapes");
   const size_t open = value.find('('), close = value.find(')', open);
   if (open == std::string::npos || close == std::string::npos) return {};
   std::vector<int64_t> shape;
@@ -58,6 +66,29 @@ std::vector<int64_t> DeclaredShape(const std::vector<std::pair<std::string, std:
     }
   }
   return shape;
+}
+
+// Whether the CPU computes bfloat16 natively as oneDNN sees it (ONEDNN_MAX_CPU_ISA=AVX2 hides it, as
+// on an AVX2-only CPU): avx512_bf16, or avx_ne_convert on AVX2 cores. Read from oneDNN here, apart
+// from the engine's own rule, so that it can judge the engine's refusals.
+bool CpuHasBFloat16() {
+  const auto isa = static_cast<uint32_t>(dnnl::get_effective_cpu_isa());
+  for (const dnnl::cpu_isa level : {dnnl::cpu_isa::avx512_core_bf16, dnnl::cpu_isa::avx2_vnni_2}) {
+    const auto bits = static_cast<uint32_t>(level);
+    if ((isa & bits) == bits) return true;
+  }
+  return false;
+}
+
+// A creation refused as unsupported is correct only where the flags ask for bfloat16 and the CPU has
+// no bfloat16 instructions, and then the message must say so: "" then, else the problem.
+std::string CheckUnsupported(const std::vector<std::pair<std::string, std::string>>& flags,
+                             const std::string& message) {
+  if (LastFlag(flags, "precision") != "bfloat16" || CpuHasBFloat16())
+    return "QvCreateCachedOpEx returned status 5 (unsupported), which this input must never cause here: " + message;
+  if (message.find("bfloat16 instructions") == std::string::npos)
+    return "QvCreateCachedOpEx refused bfloat16 on a CPU without it, but the message does not say why: " + message;
+  return CheckFailure("QvCreateCachedOpEx", QV_ERR_UNSUPPORTED, message, {QV_ERR_UNSUPPORTED});
 }
 
 // Invokes the op once on `shape`, waits and frees what it made.
@@ -101,6 +132,7 @@ std::string FuzzCachedOpFlags(const uint8_t* data, size_t size) {
   QvCachedOpHandle op = nullptr;
   const int status = QvCreateCachedOpEx(model.symbol, model.params.size(), model.params.names(), model.params.arrays(),
                                         static_cast<int>(flags.size()), keys.data(), vals.data(), &op, thread_safe);
+  if (status == QV_ERR_UNSUPPORTED) return CheckUnsupported(flags, QvGetLastError());
   if (status != QV_OK)
     return CheckFailure("QvCreateCachedOpEx", status, QvGetLastError(),
                         {QV_ERR_INVALID_ARGUMENT, QV_ERR_DEVICE, QV_ERR_NOT_FOUND, QV_ERR_SHAPE,

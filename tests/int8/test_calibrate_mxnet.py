@@ -24,7 +24,10 @@ export in that mode (M0):
     for bit); those values' histogram differs from MXNet's by moves to a neighbouring bin only
     (cumulative counts C: C_mxnet(k-1) <= C_quiver(k) <= C_mxnet(k+1) at every edge k); and the
     helper's own ranges are those of MXNet's export (6 printed decimals), so it calibrates as the
-    fixtures did. The input tensor, identical in both, gets MXNet's exact range;
+    fixtures did, wherever MXNet computes as it did for them (its float32 output of the model the
+    fixtures' bit for bit; on other instruction sets, e.g. an AVX2-only CPU against fixtures made on
+    AVX-512, its sums round otherwise and move thresholds as Quiver's do, and only the input's range,
+    which no kernel computes, is compared). The input tensor, identical in both, gets MXNet's exact range;
   * MXNet 1.9.1 loads and runs it (tests/int8/run_mxnet.py, a fresh Module): its error against
     float32 (F) is of the size of its error on its own export, |M - F| <= 1.5 |M0 - F| (the files
     differ in the ranges' last digits only, which move single roundings: the same argument and
@@ -241,6 +244,16 @@ def _quiver_values(entry: dict, names: list, batches: list) -> dict:
     return values
 
 
+def _mxnet_computes_as_for_the_fixtures(entry: dict, tmp_path: Path) -> bool:
+    """Whether MXNet's float32 output of the model is the fixtures' bit for bit here: the same kernels
+    (another CPU's instruction sets, or DNNL_MAX_CPU_ISA, sum in another order)."""
+    files = entry["files"]
+    f32 = _load(INT8_DIR / files["float32"], entry["output_shape"])
+    now = _mxnet_run(str(INT8_DIR / files["float32_model"]), _load(INT8_DIR / files["input"], entry["input_shape"]),
+                     tmp_path)
+    return np.array_equal(now.reshape(f32.shape), f32)
+
+
 def _moves_at_most_one_bin(ours: np.ndarray, theirs: np.ndarray) -> bool:
     """True when histogram `ours` is `theirs` with values moved to a neighbouring bin only (both
     centred on zero with bins of one width; the narrower is widened by empty bins on both sides)."""
@@ -268,13 +281,19 @@ def test_entropy_ranges_are_mxnets_choice_on_quivers_values(calibrated, name, tm
                    check=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
                    stdout=sys.stderr, stderr=sys.stderr)
     mxnet = dict(np.load(out_file))
+    same_kernels = _mxnet_computes_as_for_the_fixtures(entry, tmp_path)
+    if not same_kernels:
+        print(f"{name}: MXNet's float32 output here is not the fixtures' bit for bit (other instruction sets): "
+              "its own entropy ranges are compared with the fixtures' for the input only")
 
     inputs = {n["name"] for n in ours_symbol["nodes"] if n["op"] == "null"}
     same_bin, moved = 0, []
     for layer, tensor in their_tensors.items():
         ours = np.array(ours_ranges[layer], dtype=np.float32)
-        # MXNet's own run is the fixtures' (its ranges printed with 6 decimals).
-        np.testing.assert_allclose(mxnet[f"mxnet:range:{tensor}"], their_ranges[layer], rtol=1e-7, atol=5e-7)
+        # MXNet's own run is the fixtures' (its ranges printed with 6 decimals) where it computes as it
+        # did for them; the input's values are the same everywhere.
+        if same_kernels or ours_tensors[layer] in inputs:
+            np.testing.assert_allclose(mxnet[f"mxnet:range:{tensor}"], their_ranges[layer], rtol=1e-7, atol=5e-7)
         # MXNet's collector and threshold choice on Quiver's values: Quiver's range, bit for bit.
         assert np.array_equal(mxnet[f"values:range:{tensor}"], ours), (layer, ours, mxnet[f"values:range:{tensor}"])
         assert _moves_at_most_one_bin(mxnet[f"values:hist:{tensor}"], mxnet[f"mxnet:hist:{tensor}"]), layer

@@ -18,8 +18,25 @@ class DeviceCopyKernel : public CudaKernel {
   size_t bytes_;
 };
 
+class ConstantCopyKernel : public CudaKernel {
+ public:
+  ConstantCopyKernel(std::shared_ptr<const void> values, size_t bytes) : values_(std::move(values)), bytes_(bytes) {}
+  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
+    CheckCuda(cudaMemcpyAsync(args.outputs[0], values_.get(), bytes_, cudaMemcpyDeviceToDevice, on.stream),
+              "writing constant values");
+  }
+
+ private:
+  std::shared_ptr<const void> values_;
+  size_t bytes_;
+};
+
 }  // namespace
 
 std::unique_ptr<CudaKernel> MakeDeviceCopy(size_t bytes) { return std::make_unique<DeviceCopyKernel>(bytes); }
+
+std::unique_ptr<CudaKernel> MakeConstantCopy(std::shared_ptr<const void> values, size_t bytes) {
+  return std::make_unique<ConstantCopyKernel>(std::move(values), bytes);
+}
 
 }  // namespace qv::cuda

@@ -176,4 +176,20 @@ size_t MultiBoxWorkspace(const MultiBoxGeometry& g);
 void MultiBoxDetection(const MultiBoxGeometry& g, const float* cls_prob, const float* loc_pred, const float* anchors,
                        float* y, void* workspace, cudaStream_t stream);
 
+// Nearest UpSampling of one (n, channels, h, w) input by `scale` into output channels [first_channel,
+// first_channel + channels) of an (n, out_channels, h * scale, w * scale) output, added to it if `add`.
+void UpsampleNearest(const float* x, float* y, int64_t n, int64_t channels, int64_t h, int64_t w,
+                     int64_t out_channels, int64_t first_channel, int64_t scale, bool add, cudaStream_t stream);
+
+// Pad of 4-D or 5-D data (ops/pad.h) on its spatial axes: output index i along axis d reads input index
+// i - before[d] inside the input; outside, `value` (kConstant), the edge (kEdge) or the mirror image
+// without the edge (kReflect, before and after smaller than the axis).
+struct PadGeometry {
+  enum Mode { kConstant, kEdge, kReflect } mode = kConstant;
+  int ndim = 0;
+  int64_t in[5] = {}, out[5] = {}, before[5] = {};
+  float value = 0;
+};
+void Pad(const PadGeometry& g, const float* x, float* y, int64_t n, cudaStream_t stream);
+
 }  // namespace qv::cuda::launch

@@ -2,8 +2,8 @@
 // the host and uploaded once per node when the plan is built; a run copies them into the output.
 #include <vector>
 
-#include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/device_copy_kernel.h"
 #include "backends/cuda/device_constants.h"
 #include "backends/cuda/row_major_layout.h"
 #include "ops/fill.h"
@@ -11,26 +11,13 @@
 namespace qv::cuda {
 namespace {
 
-class ConstantOutputKernel : public CudaKernel {
- public:
-  ConstantOutputKernel(std::shared_ptr<const void> values, size_t bytes) : values_(std::move(values)), bytes_(bytes) {}
-  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
-    CheckCuda(cudaMemcpyAsync(args.outputs[0], values_.get(), bytes_, cudaMemcpyDeviceToDevice, on.stream),
-              "writing constant values");
-  }
-
- private:
-  std::shared_ptr<const void> values_;
-  size_t bytes_;
-};
-
 KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
                    const std::function<std::vector<float>()>& make) {
   const Shape& out = req.outputs[0].shape;
   // Keyed by shape too: plans for other input shapes need other values.
   auto values = constants.GetDerived(req.attrs.node() + "/values" + ShapeToString(out), req.device, make);
   const size_t bytes = RowMajorBytes(req.outputs[0]);
-  return RowMajorBuild(req, {}, std::make_unique<ConstantOutputKernel>(std::move(values), bytes));
+  return RowMajorBuild(req, {}, MakeConstantCopy(std::move(values), bytes));
 }
 
 KernelBuild BuildFillLike(const KernelRequest& req, DeviceConstantStore& constants) {

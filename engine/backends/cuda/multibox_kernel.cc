@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_constants.h"
+#include "backends/cuda/device_copy_kernel.h"
 #include "backends/cuda/device_kernels.h"
 #include "backends/cuda/device_resources.h"
 #include "backends/cuda/row_major_layout.h"
@@ -14,19 +15,6 @@
 
 namespace qv::cuda {
 namespace {
-
-class AnchorsKernel : public CudaKernel {
- public:
-  AnchorsKernel(std::shared_ptr<const void> anchors, size_t bytes) : anchors_(std::move(anchors)), bytes_(bytes) {}
-  void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
-    CheckCuda(cudaMemcpyAsync(args.outputs[0], anchors_.get(), bytes_, cudaMemcpyDeviceToDevice, on.stream),
-              "writing MultiBoxPrior's anchors");
-  }
-
- private:
-  std::shared_ptr<const void> anchors_;
-  size_t bytes_;
-};
 
 class DetectionKernel : public CudaKernel {
  public:
@@ -52,7 +40,7 @@ KernelBuild BuildPrior(const KernelRequest& req, DeviceConstantStore& constants)
   // Keyed by shape too: plans for other input sizes need other anchors.
   auto anchors = constants.GetDerived(req.attrs.node() + "/anchors" + ShapeToString(data), req.device,
                                       [&] { return MultiBoxPriorAnchors(p, data[2], data[3]); });
-  return RowMajorBuild(req, {}, std::make_unique<AnchorsKernel>(std::move(anchors), RowMajorBytes(req.outputs[0])));
+  return RowMajorBuild(req, {}, MakeConstantCopy(std::move(anchors), RowMajorBytes(req.outputs[0])));
 }
 
 KernelBuild BuildDetection(const KernelRequest& req, DeviceConstantStore&) {

@@ -313,6 +313,76 @@ TEST_CASE("GPU stand-alone BatchNorm matches the CPU, with and without a fused R
     }
 }
 
+TEST_CASE("GPU Deconvolution matches the CPU: stride, crop, adj, target_shape, groups, bias, BatchNorm + ReLU, 1-D",
+          "[gpu]") {
+  struct Case {
+    AttrMap attrs;
+    qv_ref::Shape x, weight;
+    bool bias_and_bn;
+  };
+  const std::vector<Case> cases = {
+      {{{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_filter", "6"}}, {2, 5, 4, 3}, {5, 6, 4, 4}, true},
+      {{{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"adj", "(1, 1)"}, {"num_filter", "4"}, {"no_bias", "False"}},
+       {1, 3, 4, 5}, {3, 4, 3, 3}, false},
+      {{{"kernel", "(3, 3)"}, {"stride", "(2, 2)"}, {"dilate", "(2, 1)"}, {"target_shape", "(10, 8)"}, {"num_filter", "4"},
+        {"num_group", "2"}},
+       {1, 6, 4, 4}, {6, 2, 3, 3}, false},
+      {{{"kernel", "(4, 4)"}, {"stride", "(2, 2)"}, {"pad", "(1, 1)"}, {"num_filter", "8"}, {"num_group", "8"}},
+       {2, 8, 5, 5}, {8, 1, 4, 4}, false},
+      {{{"kernel", "(3,)"}, {"stride", "(2,)"}, {"pad", "(1,)"}, {"adj", "(1,)"}, {"num_filter", "4"}, {"no_bias", "False"}},
+       {2, 3, 7}, {3, 4, 3}, false},  // 1-D
+  };
+  std::mt19937 rng(14);
+  for (const Case& c : cases) {
+    GraphBuilder g;
+    std::vector<qv_test::Entry> inputs = {g.Variable("data"), g.Variable("deconv0_weight")};
+    Params params = {{"deconv0_weight", qv_test::Random(c.weight, &rng)}};
+    const int64_t filters = std::stoll(c.attrs.at("num_filter"));
+    if (c.attrs.count("no_bias")) {
+      inputs.push_back(g.Variable("deconv0_bias"));
+      params["deconv0_bias"] = qv_test::Random({filters}, &rng);
+    }
+    int out = g.Op("Deconvolution", "deconv0", c.attrs, inputs);
+    if (c.bias_and_bn) {
+      out = g.Op("BatchNorm", "bn0", {{"eps", "1e-5"}, {"fix_gamma", "False"}},
+                 {out, g.Variable("bn0_gamma"), g.Variable("bn0_beta"), g.Variable("bn0_moving_mean"),
+                  g.Variable("bn0_moving_var")});
+      out = g.Op("relu", "relu0", {}, {out});
+      params["bn0_gamma"] = qv_test::Random({filters}, &rng);
+      params["bn0_beta"] = qv_test::Random({filters}, &rng);
+      params["bn0_moving_mean"] = qv_test::Random({filters}, &rng);
+      params["bn0_moving_var"] = qv_test::Random({filters}, &rng, 0.5f, 1.5f);
+    }
+    g.Output(out);
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.x, &rng)});
+  }
+}
+
+TEST_CASE("GPU UpSampling matches the CPU: nearest (one input, concat, sum) and bilinear", "[gpu]") {
+  std::mt19937 rng(15);
+  ExpectUnaryOp("UpSampling", {{"scale", "3"}, {"sample_type", "nearest"}, {"num_args", "1"}}, {2, 3, 4, 5});
+  for (const char* mode : {"concat", "sum"}) {
+    INFO(mode);
+    GraphBuilder g;
+    g.Output(g.Op("UpSampling", "up0",
+                  {{"scale", "2"}, {"sample_type", "nearest"}, {"num_args", "2"}, {"multi_input_mode", mode}},
+                  {g.Variable("a"), g.Variable("b")}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 3, 4, 6}, &rng), qv_test::Random({2, 3, 2, 3}, &rng)});
+  }
+  GraphBuilder g;
+  g.Output(g.Op("UpSampling", "up0", {{"scale", "2"}, {"sample_type", "bilinear"}, {"num_args", "2"}, {"num_filter", "4"}},
+                {g.Variable("data"), g.Variable("up0_weight")}));
+  ExpectGpuMatchesCpu(g, {{"up0_weight", qv_test::Random({4, 1, 4, 4}, &rng)}}, {qv_test::Random({2, 4, 5, 3}, &rng)});
+}
+
+TEST_CASE("GPU Pad matches the CPU: constant, edge and reflect on 4-D and 5-D data", "[gpu]") {
+  for (const char* mode : {"constant", "edge", "reflect"}) {
+    ExpectUnaryOp("Pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 2, 1, 0, 3)"}, {"constant_value", "0.5"}},
+                  {2, 3, 4, 5});
+    ExpectUnaryOp("Pad", {{"mode", mode}, {"pad_width", "(0, 0, 0, 0, 1, 2, 2, 0, 1, 1)"}}, {1, 2, 3, 4, 5});
+  }
+}
+
 TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectUnaryOp("zeros_like", {}, {3, 4});
   ExpectUnaryOp("ones_like", {}, {3, 4});
