@@ -34,7 +34,11 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
 // removed, so they never stand between a convolution and what fuses into it; amp_cast to bfloat16 or
 // float16 of a parameter becomes the rounded parameter, rounded once here instead of per invocation.
 void FoldCasts(BoundGraph& g);
-void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad
+void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad, Cast to float32
+// Reshape, expand_dims, squeeze, Flatten, reshape_like, transpose, SwapAxis, slice, slice_axis,
+// Concat, stack and Cast nodes whose inputs are all parameters become parameters (fold_constants.cc):
+// weights that a graph reshapes or joins stay parameters, which the kernels pack once.
+void FoldConstantMoves(BoundGraph& g);
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.
 void FuseActivations(BoundGraph& g, const FusionRules& rules);

@@ -7,6 +7,7 @@
 #include "graph/graph_check.h"
 #include "ops/amp_cast.h"
 #include "ops/batch_norm.h"
+#include "ops/cast.h"
 #include "ops/deconvolution.h"
 #include "ops/identity.h"
 
@@ -133,7 +134,9 @@ void RemoveIdentities(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& node = g.graph.nodes[id];
-    if (IsIdentityOp(node.op)) r[{id, 0}] = node.inputs[0];
+    // Cast to float32 copies: Quiver holds every tensor in float32.
+    const bool float32_cast = node.op == "Cast" && !CastTruncates(AttrsOf(node));
+    if (IsIdentityOp(node.op) || float32_cast) r[{id, 0}] = node.inputs[0];
   }
   ApplyRedirects(g.graph, r);
 }
@@ -198,6 +201,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
   RemoveIdentities(g);
+  FoldConstantMoves(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);

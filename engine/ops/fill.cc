@@ -30,7 +30,39 @@ ArangeSpec ResolveArange(const Attrs& attrs) {
   return a;
 }
 
+Shape ArangeLikeShape(const Attrs& attrs, const Shape& x) {
+  const std::string axis_text = attrs.GetString("axis", "None");
+  if (axis_text == "None") return x;
+  const int64_t ndim = static_cast<int64_t>(x.size());
+  int64_t axis = attrs.GetInt("axis", 0);
+  Check(axis >= -ndim && axis < ndim, Status::kShape,
+        attrs.Where() + "axis " + std::to_string(axis) + " is out of range for " + ShapeToString(x));
+  return {x[axis < 0 ? axis + ndim : axis]};
+}
+
+std::vector<float> ArangeLikeValues(const Attrs& attrs, const Shape& output) {
+  const float start = static_cast<float>(attrs.GetFloat("start", 0));
+  const float step = static_cast<float>(attrs.GetFloat("step", 1));
+  const int64_t repeat = attrs.GetInt("repeat", 1);
+  Check(repeat >= 1, Status::kParse, attrs.Where() + "repeat must be at least 1, got " + std::to_string(repeat));
+  std::vector<float> values(static_cast<size_t>(ElementCount(output)));
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = start + static_cast<float>(static_cast<int64_t>(i) / repeat) * step;
+  return values;
+}
+
 namespace {
+
+class ArangeLikeOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    const Shape out = ArangeLikeShape(attrs, in[0].shape);
+    ArangeLikeValues(attrs, {});  // checks the attributes
+    return {{out, DType::kFloat32}};
+  }
+};
 
 class FillLikeOp : public OpDef {
  public:
@@ -52,6 +84,7 @@ class ArangeOp : public OpDef {
 
 const OpRegistrar kFillLike({{"zeros_like"}, {"ones_like"}}, new FillLikeOp);
 const OpRegistrar kArange({{"_arange"}}, new ArangeOp);
+const OpRegistrar kArangeLike({{"_contrib_arange_like"}}, new ArangeLikeOp);
 
 }  // namespace
 }  // namespace qv

@@ -1,6 +1,8 @@
-// Operators whose output values do not depend on input values: zeros_like and ones_like (the input
-// gives only the shape) and _arange (no input at all).
+// Operators whose output values do not depend on input values: zeros_like, ones_like and
+// _contrib_arange_like (the input gives only the shape) and _arange (no input at all).
 #pragma once
+
+#include <vector>
 
 #include "ops/op.h"
 
@@ -15,5 +17,12 @@ struct ArangeSpec {
   int64_t size() const { return count * repeat; }
 };
 ArangeSpec ResolveArange(const Attrs& attrs);
+
+// _contrib_arange_like(start=0, step=1, repeat=1, axis=None): as many values as the input has
+// elements (or elements along `axis`), value i = start + (i / repeat) * step in float32 as MXNet
+// computes it.
+std::vector<float> ArangeLikeValues(const Attrs& attrs, const Shape& output);
+// Its output shape for an input of shape `input`.
+Shape ArangeLikeShape(const Attrs& attrs, const Shape& input);
 
 }  // namespace qv

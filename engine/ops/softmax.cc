@@ -17,6 +17,7 @@ SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& x) {
     Check(axis >= 0 && axis < ndim, Status::kShape, attrs.Where() + "axis out of range for " + ShapeToString(x));
     g.temperature = attrs.GetFloat("temperature", 1.0);
     Check(g.temperature > 0, Status::kParse, attrs.Where() + "temperature must be positive");
+    g.use_length = attrs.GetBool("use_length", false);
   } else if (attrs.op() == "SoftmaxActivation") {
     const std::string mode = attrs.GetString("mode", "instance");
     if (mode == "channel") {
@@ -50,12 +51,36 @@ SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& x) {
 
 namespace {
 
+bool UsesLength(const Attrs& attrs) { return attrs.op() == "softmax" && attrs.GetBool("use_length", false); }
+
+// With use_length, the lengths have the data's shape without the softmax axis ((1) for 1-D data).
+Shape LengthShape(const Attrs& attrs, const Shape& x) {
+  const int64_t ndim = static_cast<int64_t>(x.size());
+  int64_t axis = attrs.GetInt("axis", -1);
+  if (axis < 0) axis += ndim;
+  Shape s;
+  for (int64_t d = 0; d < ndim; ++d)
+    if (d != axis) s.push_back(x[d]);
+  if (s.empty()) s.push_back(1);
+  return s;
+}
+
 class SoftmaxOp : public OpDef {
  public:
+  std::vector<std::string> InputNames(const Attrs& attrs) const override {
+    if (UsesLength(attrs)) return {"data", "length"};
+    return {"data"};
+  }
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
-    ExpectInputs(attrs, in, 1);
+    ExpectInputs(attrs, in, UsesLength(attrs) ? 2 : 1);
     ExpectFloat32(attrs, in);
-    ResolveSoftmax(attrs, in[0].shape);
+    const SoftmaxGeometry g = ResolveSoftmax(attrs, in[0].shape);
+    if (g.use_length) {
+      const Shape want = LengthShape(attrs, in[0].shape);
+      Check(in[1].shape == want, Status::kShape,
+            attrs.Where() + "length has shape " + ShapeToString(in[1].shape) + ", data " +
+                ShapeToString(in[0].shape) + " needs " + ShapeToString(want));
+    }
     return {in[0]};
   }
 };

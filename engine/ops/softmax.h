@@ -8,9 +8,10 @@ namespace qv {
 struct SoftmaxGeometry {
   int64_t outer = 1, axis = 1, inner = 1;
   double temperature = 1.0;
+  bool use_length = false;  // softmax(use_length=True): a second input of lengths, one per lane
 };
 
-// softmax(axis=-1, temperature), SoftmaxActivation (mode instance or channel) and SoftmaxOutput /
+// softmax(axis=-1, temperature, use_length), SoftmaxActivation (mode instance or channel) and SoftmaxOutput /
 // Softmax (multi_output, preserve_shape).
 SoftmaxGeometry ResolveSoftmax(const Attrs& attrs, const Shape& input);
 

@@ -96,10 +96,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.conformance, "manifest.json")) as f:
         conformance = json.load(f)
-    compared = [m for m in conformance["models"] if m["task"] != "detection" or is_ssd(args.conformance, m)]
+    compared = [m for m in conformance["models"]
+                 if m["task"] != "sequence" and (m["task"] != "detection" or is_ssd(args.conformance, m))]
     left_out = [m["name"] for m in conformance["models"] if m not in compared]
     if left_out:
-        AMP.log("left out (no per-anchor outputs defined for them): %s" % ", ".join(left_out))
+        AMP.log("left out (no per-anchor outputs defined for them, or several inputs): %s" % ", ".join(left_out))
     models = []
     for m in compared:
         try:

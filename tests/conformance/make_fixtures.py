@@ -38,6 +38,9 @@ os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sequence_models  # noqa: E402
+
 CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for bn in ("", "_bn")] +
                ["resnet%d_v%d" % (d, v) for v in (1, 2) for d in (18, 34, 50, 101, 152)] +
                ["densenet121", "densenet161", "densenet169", "densenet201", "squeezenet1.0", "squeezenet1.1",
@@ -57,6 +60,8 @@ GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
 # ElementWiseSum) whose dense outputs are compared by the classifiers' rule.
 SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
 SYMBOLIC_DENSE = ["mxnet_symbolic_fpn"]
+# Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
+SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
 
 def hw(size):
@@ -80,6 +85,8 @@ def native_size(name):
 
 def full_cases(name):
     """(batch, size) pairs: batch 1 and 2 at the model's own size, batch 1 at another size."""
+    if name in sequence_models.SEQUENCE_MODELS:
+        return SEQUENCE_CASES
     size = native_size(name)
     others = {200: 150, 224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}
     other = POSE[name]["other"] if name in POSE else others[size]
@@ -91,11 +98,14 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
-      "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)]}
+      "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
+      "bert_small": [(1, 8), (3, 16)]}
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
 
 
 def task(name):
+    if name in sequence_models.SEQUENCE_MODELS:
+        return "sequence"
     if name in DETECTORS + SYMBOLIC_DETECTORS:
         return "detection"
     return "segmentation" if name in SEGMENTERS else "pose" if name in POSE else "classification"
@@ -325,7 +335,7 @@ def main():
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
     everything = (CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS + list(POSE) +
-                  GLUONCV_CLASSIFIERS)
+                  GLUONCV_CLASSIFIERS + list(sequence_models.SEQUENCE_MODELS))
     plan = CI if a.set == "ci" else {n: full_cases(n) for n in everything}
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
@@ -337,7 +347,8 @@ def main():
     tmp_dir = tempfile.mkdtemp()
     for name, cases in plan.items():
         start = time.time()
-        models.append(export(name, cases, a.out, tmp_dir))
+        exporter = sequence_models.export if name in sequence_models.SEQUENCE_MODELS else export
+        models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)
         print("%-28s %d cases, %d refused by MXNet, %.1f s" %

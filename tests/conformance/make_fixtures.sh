@@ -4,7 +4,7 @@
 #   tests/conformance/make_fixtures.sh ci|full [--force]
 #
 # Directory: ${QUIVER_CACHE:-$HOME/.cache/quiver}/conformance-SET, reused while its stamp holds the
-# SHA-256 of make_fixtures.py; otherwise regenerated (with scripts/setup_gluoncv_venv.sh's python) into
+# SHA-256 of make_fixtures.py and sequence_models.py; otherwise regenerated (with scripts/setup_gluoncv_venv.sh's python) into
 # a temporary sibling that replaces it only once complete (scripts/cached_dir.sh). Logs go to stderr.
 set -euo pipefail
 
@@ -23,4 +23,4 @@ generate() {  # OUT_DIR
 }
 
 cached_dir "${QUIVER_CACHE:-$HOME/.cache/quiver}/conformance-$set_name" .stamp \
-  "$(sha256sum "$HERE/make_fixtures.py" | cut -d' ' -f1)" "$force" generate
+  "$(cat "$HERE/make_fixtures.py" "$HERE/sequence_models.py" | sha256sum | cut -d' ' -f1)" "$force" generate

@@ -2,7 +2,8 @@
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
 Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
-pixel) and pose estimators (task "pose": dense keypoint heatmaps), all compared as a classifier's output
+pixel), pose estimators (task "pose": dense keypoint heatmaps) and sequence models (task "sequence": a
+small BERT encoder's outputs), all compared as a classifier's output
 is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
 YOLOv3, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
 relative to the image): the same detections above a score threshold, matched by class, score (within
@@ -163,7 +164,10 @@ def detection_outputs(outputs, size):
 
 @pytest.mark.parametrize("model,case", CASES, ids=[f"{m['name']}-{'x'.join(map(str, c['shape']))}" for m, c in CASES])
 def test_matches_mxnet(model, case):
-    x = np.load(FIXTURES / case["input"])
+    if "inputs" in case:  # several named inputs (the sequence models)
+        x = {name: np.load(FIXTURES / f) for name, f in case["inputs"].items()}
+    else:
+        x = np.load(FIXTURES / case["input"])
     want = [np.load(FIXTURES / f) for f in case["outputs"]]
     got = predictor(model["prefix"]).predict(x)
     got = [np.array(g) for g in (got if isinstance(got, list) else [got])]

@@ -149,8 +149,8 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
   for (const auto& [id, source] : args_) {
     void* ptr = nullptr;
     switch (source.kind) {
-      case ArgSource::kInput: ptr = exec.inputs[source.index]; break;
-      case ArgSource::kOutput: ptr = exec.outputs[source.index]; break;
+      case ArgSource::kInput: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
+      case ArgSource::kOutput: ptr = static_cast<char*>(exec.outputs[source.index]) + source.offset; break;
       case ArgSource::kConstant: ptr = source.constant.get(); break;
       case ArgSource::kInputScale: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
       case ArgSource::kOutputScale: ptr = static_cast<char*>(exec.outputs[source.index]) + source.offset; break;

@@ -23,8 +23,10 @@ dnnl::primitive_attr BaseAttr();
 
 // Where a primitive argument comes from at execution time.
 struct ArgSource {
-  // kInput/kOutput: a runtime tensor; kInputScale/kOutputScale: the scale stored after its int8 data
-  // (kernel.h: Quantization), `offset` bytes into the buffer.
+  // kInput/kOutput: a runtime tensor, read from `offset` bytes into its buffer (a strided view of part
+  // of it, as the interleaved attention products read their queries, keys and values);
+  // kInputScale/kOutputScale: the scale stored after its int8 data (kernel.h: Quantization), `offset`
+  // bytes into the buffer.
   enum Kind { kInput, kOutput, kConstant, kInputScale, kOutputScale } kind;
   int index = 0;                 // into ExecArgs::inputs / outputs
   std::shared_ptr<void> constant;  // kConstant: data in `desc`, owned here

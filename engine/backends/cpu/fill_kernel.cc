@@ -1,4 +1,4 @@
-// zeros_like, ones_like and _arange: outputs computed from the attributes alone, written row-major.
+// zeros_like, ones_like, _arange and _contrib_arange_like: outputs computed from the attributes alone, written row-major.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -40,8 +40,13 @@ KernelBuild BuildArange(const KernelRequest& req) {
   return Finish(req.outputs[0].shape, std::move(values));
 }
 
+KernelBuild BuildArangeLike(const KernelRequest& req) {
+  return Finish(req.outputs[0].shape, ArangeLikeValues(req.attrs, req.outputs[0].shape));
+}
+
 const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
 const CpuKernelRegistrar kArange({"_arange"}, BuildArange);
+const CpuKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ops/binary_math.h"
+#include "ops/transformer_math.h"
 #include "ops/unary_math.h"
 
 namespace qv::cuda::launch {
@@ -76,6 +77,24 @@ void Reduce(ReduceFn fn, const ReduceGeometry& g, const float* x, float* y, int6
 // Softmax over the middle axis of x viewed as (outer, axis, inner), exp((x - max) * inv_temperature).
 void Softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inner, float inv_temperature,
              cudaStream_t stream);
+
+// softmax(use_length=True): as Softmax, lane (o, i) normalising only its first lengths[lane] values
+// (truncated, bounded to the axis) and writing 0 after them.
+void SoftmaxWithLength(const float* x, const float* lengths, float* y, int64_t outer, int64_t axis, int64_t inner,
+                       float inv_temperature, cudaStream_t stream);
+
+// The transformer operators (ops/transformer_math.h), one thread per lane or output element.
+void LayerNorm(const float* x, const float* gamma, const float* beta, float* y, int64_t outer, int64_t axis,
+               int64_t inner, float eps, cudaStream_t stream);
+void BatchDot(const BatchDotGeometry& g, const float* a, const float* b, float* y, cudaStream_t stream);
+void InterleavedQk(const InterleavedGeometry& g, const float* qkv, float* y, cudaStream_t stream);
+void InterleavedValAtt(const InterleavedGeometry& g, const float* qkv, const float* attention, float* y,
+                       cudaStream_t stream);
+void SequenceMask(const SequenceMaskGeometry& g, const float* x, const float* lengths, float* y, int64_t n,
+                  cudaStream_t stream);
+// y = x / divisor (_contrib_div_sqrt_dim), or y = trunc(x) (Cast to an integer type).
+void Divide(const float* x, float divisor, float* y, int64_t n, cudaStream_t stream);
+void Truncate(const float* x, float* y, int64_t n, cudaStream_t stream);
 
 // 2-D pooling of NCHW planes, MXNet's rules (see pooling_kernel.cc).
 struct PoolGeometry {

@@ -1,4 +1,4 @@
-// zeros_like, ones_like and _arange: values that depend on the attributes and shapes alone, made on
+// zeros_like, ones_like, _arange and _contrib_arange_like: values that depend on the attributes and shapes alone, made on
 // the host and uploaded once per node when the plan is built; a run copies them into the output.
 #include <vector>
 
@@ -36,8 +36,15 @@ KernelBuild BuildArange(const KernelRequest& req, DeviceConstantStore& constants
   });
 }
 
+KernelBuild BuildArangeLike(const KernelRequest& req, DeviceConstantStore& constants) {
+  const Attrs& attrs = req.attrs;
+  const Shape out = req.outputs[0].shape;
+  return Finish(req, constants, [&attrs, out] { return ArangeLikeValues(attrs, out); });
+}
+
 const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
 const CudaKernelRegistrar kArange({"_arange"}, BuildArange);
+const CudaKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);
 
 }  // namespace
 }  // namespace qv::cuda

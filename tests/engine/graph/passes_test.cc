@@ -288,3 +288,34 @@ TEST_CASE("a weight read through amp_cast is still checked and required at bindi
   REQUIRE(misshaped.status() == Status::kShape);
   REQUIRE(std::string(misshaped.what()).find("'c2'") != std::string::npos);
 }
+
+TEST_CASE("Cast to float32 is removed; Cast to int32 of data stays; moves of parameters fold", "[graph][passes][fold]") {
+  const Graph graph = ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "Cast", "name": "to_f32", "attrs": {"dtype": "float32"}, "inputs": [[0, 0, 0]]},
+      {"op": "Cast", "name": "to_i32", "attrs": {"dtype": "int32"}, "inputs": [[1, 0, 0]]},
+      {"op": "null", "name": "w", "inputs": []},
+      {"op": "transpose", "name": "wt", "inputs": [[3, 0, 0]]},
+      {"op": "Reshape", "name": "wr", "attrs": {"shape": "(3, 2)"}, "inputs": [[4, 0, 0]]},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "3", "no_bias": "True"},
+       "inputs": [[2, 0, 0], [5, 0, 0]]}
+    ],
+    "arg_nodes": [0, 3], "heads": [[6, 0, 0]]})json");
+  NDArrayPtr w = NDArray::Create({2, 3}, DType::kFloat32);
+  for (int i = 0; i < 6; ++i) w->data_as<float>()[i] = static_cast<float>(i);  // [[0 1 2] [3 4 5]]
+  BoundGraph g = BindParameters(graph, {{"w", w}});
+  Optimize(g, NoFusions());
+  std::vector<std::string> ops;
+  for (int id : TopologicalOrder(g.graph))
+    if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].op);
+  REQUIRE(ops == std::vector<std::string>{"Cast", "FullyConnected"});
+  const Node& fc = g.graph.nodes[g.graph.outputs[0].node];
+  REQUIRE(g.graph.nodes[fc.inputs[0].node].name == "to_i32");
+  // transpose then Reshape of w: [[0 3] [1 4] [2 5]], one new parameter; w itself is released.
+  const NDArray& folded = *g.constants.at(fc.inputs[1].node);
+  REQUIRE(folded.shape() == Shape{3, 2});
+  REQUIRE(std::vector<float>(folded.data_as<float>(), folded.data_as<float>() + 6) ==
+          std::vector<float>{0, 3, 1, 4, 2, 5});
+  REQUIRE(g.constants.count(3) == 0);
+}

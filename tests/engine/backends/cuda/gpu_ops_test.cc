@@ -414,6 +414,35 @@ TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({8}, &rng)});
 }
 
+TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interleaved attention, masks", "[gpu]") {
+  std::mt19937 rng(14);
+  GraphBuilder ln;
+  ln.Output(ln.Op("LayerNorm", "ln", {{"axis", "1"}, {"eps", "1e-12"}},
+                  {ln.Variable("data"), ln.Variable("ln_gamma"), ln.Variable("ln_beta")}));
+  ExpectGpuMatchesCpu(ln, {{"ln_gamma", qv_test::Random({5}, &rng)}, {"ln_beta", qv_test::Random({5}, &rng)}},
+                      {qv_test::Random({3, 5, 4}, &rng)});
+  GraphBuilder bd;
+  bd.Output(bd.Op("batch_dot", "bd", {{"transpose_a", "True"}, {"transpose_b", "True"}},
+                  {bd.Variable("a"), bd.Variable("b")}));
+  ExpectGpuMatchesCpu(bd, {}, {qv_test::Random({2, 5, 3}, &rng), qv_test::Random({2, 6, 5}, &rng)});
+  // BERT's attention: qk, softmax over valid lengths, valatt.
+  GraphBuilder att;
+  const int qkv = att.Variable("qkv"), len = att.Variable("len");
+  const int qk = att.Op("_contrib_interleaved_matmul_selfatt_qk", "qk", {{"heads", "2"}}, {qkv});
+  const int sm = att.Op("softmax", "sm", {{"axis", "-1"}, {"use_length", "True"}}, {qk, len});
+  att.Output(att.Op("_contrib_interleaved_matmul_selfatt_valatt", "va", {{"heads", "2"}}, {qkv, sm}));
+  std::vector<float> lengths(24);
+  for (size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<float>(i % 8) - 0.5f;  // -0.5 .. 6.5
+  ExpectGpuMatchesCpu(att, {}, {qv_test::Random({6, 2, 24}, &rng), qv_ref::Tensor({4, 6}, lengths)});
+  GraphBuilder mask;
+  mask.Output(mask.Op("SequenceMask", "mask", {{"use_sequence_length", "True"}, {"axis", "1"}, {"value", "-1"}},
+                      {mask.Variable("data"), mask.Variable("len")}));
+  ExpectGpuMatchesCpu(mask, {}, {qv_test::Random({3, 5, 2}, &rng), qv_ref::Tensor({3}, {4.f, 0.f, 2.5f})});
+  ExpectUnaryOp("_contrib_div_sqrt_dim", {}, {3, 8});
+  ExpectUnaryOp("Cast", {{"dtype", "int32"}}, {3, 8});
+  ExpectUnaryOp("_contrib_arange_like", {{"axis", "1"}, {"start", "2"}, {"repeat", "2"}}, {3, 8});
+}
+
 TEST_CASE("A small GPU network (FC, ReLU, FC, softmax) matches the CPU", "[gpu]") {
   std::mt19937 rng(13);
   GraphBuilder g;
