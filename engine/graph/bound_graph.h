@@ -35,6 +35,12 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
 // float16 of a parameter becomes the rounded parameter, rounded once here instead of per invocation.
 void FoldCasts(BoundGraph& g);
 void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad
+// Concat (_rnn_param_concat) along axis 0 of flat parameters, or of parameters flattened by Reshape
+// to (-1), becomes one parameter: the fused RNN's packed weights, joined once instead of per invocation.
+void FoldParamConcat(BoundGraph& g);
+// An RNN whose begin states are all `_zeros` (Gluon's exports, whose batch size in them is left to
+// shape inference) reads no state inputs: its kernel starts from zeros.
+void DropZeroBeginStates(BoundGraph& g);
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.
 void FuseActivations(BoundGraph& g, const FusionRules& rules);

@@ -1,5 +1,6 @@
 // Inference-time graph rewrites. Each pass redirects the uses of the nodes it absorbs; absorbed nodes
 // stay in the node list but are no longer reachable from the outputs, so plans never see them.
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -9,6 +10,7 @@
 #include "ops/batch_norm.h"
 #include "ops/convolution.h"
 #include "ops/identity.h"
+#include "ops/rnn.h"
 
 namespace qv {
 namespace {
@@ -88,7 +90,55 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
   Merge(folded, bn);
 }
 
+// The constant values behind `e` as one flat vector, when `e` is a parameter or a Reshape to (-1) of
+// one (how Gluon flattens the weights it joins with _rnn_param_concat); null otherwise.
+const NDArray* FlatConstant(const BoundGraph& g, const NodeEntry& e, bool flattened = false) {
+  const Node& node = g.graph.nodes[e.node];
+  if (node.op == "Reshape" && node.inputs.size() == 1 && AttrsOf(node).GetTuple("shape", {}) == Shape{-1})
+    return FlatConstant(g, node.inputs[0], true);
+  auto it = g.constants.find(e.node);
+  if (it == g.constants.end() || (!flattened && it->second->shape().size() != 1)) return nullptr;
+  return it->second.get();
+}
+
 }  // namespace
+
+void FoldParamConcat(BoundGraph& g) {
+  Redirects r;
+  for (int id : TopologicalOrder(g.graph)) {
+    const Node& node = g.graph.nodes[id];
+    if (node.op != "Concat" || node.inputs.empty()) continue;
+    const int64_t dim = AttrsOf(node).GetInt("dim", 1);
+    if (dim != 0 && dim != -1) continue;
+    std::vector<const NDArray*> parts;
+    int64_t total = 0;
+    for (const NodeEntry& in : node.inputs) {
+      const NDArray* part = FlatConstant(g, Resolve(r, in));
+      if (!part || part->dtype() != DType::kFloat32) break;
+      parts.push_back(part);
+      total += part->size();
+    }
+    if (parts.size() != node.inputs.size()) continue;
+    NDArrayPtr joined = NDArray::Create({total}, DType::kFloat32);
+    float* dst = joined->data_as<float>();
+    for (const NDArray* part : parts) dst = std::copy(part->data_as<float>(), part->data_as<float>() + part->size(), dst);
+    const std::string name = node.name;
+    r[{id, 0}] = {AddConstant(g, name, joined), 0};
+  }
+  ApplyRedirects(g.graph, r);
+}
+
+void DropZeroBeginStates(BoundGraph& g) {
+  for (int id : TopologicalOrder(g.graph)) {
+    Node& node = g.graph.nodes[id];
+    if (node.op != "RNN" || node.inputs.size() < 3) continue;
+    bool zeros = true;
+    for (size_t i = 2; i < node.inputs.size(); ++i) zeros = zeros && g.graph.nodes[node.inputs[i].node].op == "_zeros";
+    if (!zeros) continue;
+    node.inputs.resize(2);
+    node.attrs[kRnnZeroBeginState] = "True";
+  }
+}
 
 void FoldCasts(BoundGraph& g) {
   Redirects r;
@@ -187,6 +237,8 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
   RemoveIdentities(g);
+  FoldParamConcat(g);
+  DropZeroBeginStates(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);

@@ -1,5 +1,5 @@
 // Operators whose output values do not depend on input values: zeros_like and ones_like (the input
-// gives only the shape) and _arange (no input at all).
+// gives only the shape), _zeros, _ones and _arange (no input at all).
 #pragma once
 
 #include "ops/op.h"

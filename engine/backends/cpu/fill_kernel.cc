@@ -1,4 +1,4 @@
-// zeros_like, ones_like and _arange: outputs computed from the attributes alone, written row-major.
+// zeros_like, ones_like, _zeros, _ones and _arange: outputs computed from the attributes alone, written row-major.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -28,7 +28,7 @@ KernelBuild Finish(const Shape& out, std::vector<float> values) {
 
 KernelBuild BuildFillLike(const KernelRequest& req) {
   const Shape& out = req.outputs[0].shape;
-  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  const float value = req.attrs.op() == "ones_like" || req.attrs.op() == "_ones" ? 1.f : 0.f;
   return Finish(out, std::vector<float>(ElementCount(out), value));
 }
 
@@ -40,7 +40,7 @@ KernelBuild BuildArange(const KernelRequest& req) {
   return Finish(req.outputs[0].shape, std::move(values));
 }
 
-const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CpuKernelRegistrar kArange({"_arange"}, BuildArange);
 
 }  // namespace

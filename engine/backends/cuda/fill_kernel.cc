@@ -1,4 +1,4 @@
-// zeros_like, ones_like and _arange: values that depend on the attributes and shapes alone, made on
+// zeros_like, ones_like, _zeros, _ones and _arange: values that depend on the attributes and shapes alone, made on
 // the host and uploaded once per node when the plan is built; a run copies them into the output.
 #include <vector>
 
@@ -34,7 +34,7 @@ KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
 }
 
 KernelBuild BuildFillLike(const KernelRequest& req, DeviceConstantStore& constants) {
-  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  const float value = req.attrs.op() == "ones_like" || req.attrs.op() == "_ones" ? 1.f : 0.f;
   const int64_t n = ElementCount(req.outputs[0].shape);
   return Finish(req, constants, [=] { return std::vector<float>(static_cast<size_t>(n), value); });
 }
@@ -49,7 +49,7 @@ KernelBuild BuildArange(const KernelRequest& req, DeviceConstantStore& constants
   });
 }
 
-const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CudaKernelRegistrar kArange({"_arange"}, BuildArange);
 
 }  // namespace
