@@ -62,6 +62,8 @@ TEXT = {
     "text_lstm_bi2": dict(cell="lstm", layers=2, bidirectional=True, layout="NTC", pool="mean"),
     # Embedding -> GRU over (T, N) -> SequenceLast -> Dense.
     "text_gru": dict(cell="gru", layers=1, bidirectional=False, layout="TNC", pool="last"),
+    # Embedding -> 2-layer bidirectional ReLU RNN over (T, N) -> SequenceLast -> Dense (full set only).
+    "text_rnn_relu": dict(cell="rnn_relu", layers=2, bidirectional=True, layout="TNC", pool="last"),
 }
 TEXT_VOCAB, TEXT_EMBED, TEXT_HIDDEN, TEXT_CLASSES = 50, 16, 24, 5
 TEXT_CASES = [(1, 7), (3, 7), (1, 20), (3, 20)]
@@ -77,10 +79,13 @@ class TextClassifier(mx.gluon.HybridBlock):
     def __init__(self, cell, layers, bidirectional, layout, pool, **kwargs):
         super().__init__(**kwargs)
         self.layout, self.pool = layout, pool
-        rnn = {"lstm": mx.gluon.rnn.LSTM, "gru": mx.gluon.rnn.GRU}[cell]
+        kwargs = dict(num_layers=layers, bidirectional=bidirectional, layout=layout)
         with self.name_scope():
             self.embedding = mx.gluon.nn.Embedding(TEXT_VOCAB, TEXT_EMBED)
-            self.rnn = rnn(TEXT_HIDDEN, num_layers=layers, bidirectional=bidirectional, layout=layout)
+            if cell == "rnn_relu":
+                self.rnn = mx.gluon.rnn.RNN(TEXT_HIDDEN, activation="relu", **kwargs)
+            else:
+                self.rnn = {"lstm": mx.gluon.rnn.LSTM, "gru": mx.gluon.rnn.GRU}[cell](TEXT_HIDDEN, **kwargs)
             self.dense = mx.gluon.nn.Dense(TEXT_CLASSES, flatten=False)
 
     def hybrid_forward(self, F, x):
@@ -250,8 +255,8 @@ def export_text(name, cases, out_dir, tmp_dir):
     mx.random.seed(seed)
     net = build(name)
     for key, p in net.collect_params().items():
-        init = (mx.init.Normal(1.0) if "embedding" in key else mx.init.Uniform(0.4) if "_rnn" in key or "lstm" in key
-                or "gru" in key else mx.init.Xavier() if key.endswith("weight") else mx.init.Uniform(0.1))
+        init = (mx.init.Normal(1.0) if "embedding" in key else mx.init.Xavier() if "dense" in key and key.endswith("weight")
+                else mx.init.Uniform(0.1) if "dense" in key else mx.init.Uniform(0.4))
         p.initialize(init=init)
     layout = TEXT[name]["layout"]
 
