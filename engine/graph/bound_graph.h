@@ -38,8 +38,8 @@ void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad
 // Concat (_rnn_param_concat) along axis 0 of flat parameters, or of parameters flattened by Reshape
 // to (-1), becomes one parameter: the fused RNN's packed weights, joined once instead of per invocation.
 void FoldParamConcat(BoundGraph& g);
-// An RNN whose begin states are all `_zeros` (Gluon's exports, whose batch size in them is left to
-// shape inference) reads no state inputs: its kernel starts from zeros.
+// An RNN whose begin states are all `_zeros` with a size left to shape inference (Gluon's exports
+// leave the batch size 0) reads no state inputs: its kernel starts from zeros.
 void DropZeroBeginStates(BoundGraph& g);
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.

@@ -132,8 +132,16 @@ void DropZeroBeginStates(BoundGraph& g) {
   for (int id : TopologicalOrder(g.graph)) {
     Node& node = g.graph.nodes[id];
     if (node.op != "RNN" || node.inputs.size() < 3) continue;
+    const RnnParams p = RnnParams::Parse(AttrsOf(node));
+    // Only states whose shape leaves a size to inference, the rest agreeing with the RNN; a fully
+    // given shape stays an input, which the RNN's shape inference checks.
     bool zeros = true;
-    for (size_t i = 2; i < node.inputs.size(); ++i) zeros = zeros && g.graph.nodes[node.inputs[i].node].op == "_zeros";
+    for (size_t i = 2; i < node.inputs.size(); ++i) {
+      const Node& src = g.graph.nodes[node.inputs[i].node];
+      const Shape shape = src.op == "_zeros" ? AttrsOf(src).GetTuple("shape", {}) : Shape{};
+      zeros = zeros && shape.size() == 3 && (shape[0] == 0 || shape[0] == p.layers * p.directions) &&
+              (shape[2] == 0 || shape[2] == p.hidden) && std::count(shape.begin(), shape.end(), 0) > 0;
+    }
     if (!zeros) continue;
     node.inputs.resize(2);
     node.attrs[kRnnZeroBeginState] = "True";

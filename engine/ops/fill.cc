@@ -42,7 +42,8 @@ class FillLikeOp : public OpDef {
 };
 
 // _zeros and _ones (shape, dtype). A 0 in the shape is a size MXNet's shape inference fills from the
-// consumer; Quiver does that only for RNN begin states (graph/rnn_passes.cc) and refuses the others.
+// consumer; Quiver does that only for RNN begin states (DropZeroBeginStates, graph/bound_graph.h) and
+// refuses the others.
 class FillOp : public OpDef {
  public:
   std::vector<std::string> InputNames(const Attrs&) const override { return {}; }

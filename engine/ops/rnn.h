@@ -15,7 +15,7 @@ struct RnnParams {
   int64_t directions = 1;
   int64_t hidden = 0;  // state_size
   bool state_outputs = false;
-  // The begin states are zeros and are no inputs: set by a graph pass (graph/rnn_passes.cc) for
+  // The begin states are zeros and are no inputs: set by DropZeroBeginStates (graph/bound_graph.h) for
   // Gluon's exports, whose `_zeros` begin states leave the batch size for shape inference to fill.
   bool zero_begin_state = false;
 

@@ -221,3 +221,27 @@ TEST_CASE("RNN refuses what it does not implement, naming the attribute or input
   ExpectMessage(FailureOf([&] { run({}, RandomTensor({ParamCount(c) - 1}, 1403), state); }), "rnn0", {"parameters"});
   ExpectMessage(FailureOf([&] { run({}, params, RandomTensor({2, c.batch, c.hidden}, 1404)); }), "rnn0", {"state"});
 }
+
+TEST_CASE("RNN begin states from _zeros: a full shape stays an input, a size to infer must agree", "[ops][rnn]") {
+  RnnCase c;
+  c.mode = "gru";
+  c.state_outputs = true;
+  const Tensor x = RandomTensor({c.steps, c.batch, c.input}, 1500);
+  const Tensor params = RandomTensor({ParamCount(c)}, 1501, -0.6f, 0.6f);
+  auto run = [&](const std::string& shape) {
+    GraphBuilder g;
+    const int zeros = g.Op("_zeros", "h0", {{"shape", shape}}, {});
+    const int rnn = g.Op("RNN", "rnn0", RnnAttrs(c), {g.Variable("data"), g.Variable("rnn_parameters"), zeros});
+    g.Output({rnn, 0});
+    g.Output({rnn, 1});
+    return Run(g, {x}, {{"rnn_parameters", params}});
+  };
+  const RefOut want = RefRnn(c, x, params.data, nullptr, nullptr);
+  for (const std::string shape : {"(1, 3, 4)", "(1, 0, 4)", "(0, 0, 0)"}) {
+    const auto got = run(shape);
+    ExpectClose(got[0], want.y, "begin state " + shape + ": output");
+    ExpectClose(got[1], want.hy, "begin state " + shape + ": hy");
+  }
+  ExpectMessage(FailureOf([&] { run("(1, 2, 4)"); }), "rnn0", {"state", "(1, 2, 4)"});
+  ExpectMessage(FailureOf([&] { run("(1, 0, 5)"); }), "h0", {"(1, 0, 5)"});
+}
