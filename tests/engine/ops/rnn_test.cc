@@ -220,6 +220,17 @@ TEST_CASE("RNN refuses what it does not implement, naming the attribute or input
   ExpectMessage(FailureOf([&] { run({{"mode", "lstmp"}}, params, state); }), "rnn0", {"mode", "lstmp"});
   ExpectMessage(FailureOf([&] { run({}, RandomTensor({ParamCount(c) - 1}, 1403), state); }), "rnn0", {"parameters"});
   ExpectMessage(FailureOf([&] { run({}, params, RandomTensor({2, c.batch, c.hidden}, 1404)); }), "rnn0", {"state"});
+  // Weights computed at run time (joined with a data input) cannot be packed when the plan is built.
+  GraphBuilder g;
+  const int data = g.Variable("data"), more = g.Variable("more"), h0 = g.Variable("h0"), c0 = g.Variable("c0");
+  const int joined = g.Op("_rnn_param_concat", "concat0", {{"dim", "0"}, {"num_args", "2"}},
+                          {g.Variable("rnn_parameters"), more});
+  g.Output(g.Op("RNN", "rnn0", RnnAttrs(c), {data, joined, h0, c0}));
+  const Tensor head({ParamCount(c) - 3}, std::vector<float>(params.data.begin(), params.data.end() - 3));
+  CompiledGraph compiled(g.ToJson(), {{"rnn_parameters", head}});
+  REQUIRE(compiled.InputNames() == std::vector<std::string>{"data", "more", "h0", "c0"});
+  ExpectMessage(FailureOf([&] { compiled.Run({x, RandomTensor({3}, 1405), state, state}); }), "rnn0",
+                {"parameters must be a parameter"});
 }
 
 TEST_CASE("RNN begin states from _zeros: a full shape stays an input, a size to infer must agree", "[ops][rnn]") {
