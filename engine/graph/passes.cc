@@ -121,7 +121,10 @@ void FoldParamConcat(BoundGraph& g) {
     if (parts.size() != node.inputs.size()) continue;
     NDArrayPtr joined = NDArray::Create({total}, DType::kFloat32);
     float* dst = joined->data_as<float>();
-    for (const NDArray* part : parts) dst = std::copy(part->data_as<float>(), part->data_as<float>() + part->size(), dst);
+    for (const NDArray* part : parts) {
+      const float* values = part->data_as<float>();
+      dst = std::copy(values, values + part->size(), dst);
+    }
     const std::string name = node.name;
     r[{id, 0}] = {AddConstant(g, name, joined), 0};
   }

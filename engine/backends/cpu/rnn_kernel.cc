@@ -30,7 +30,8 @@ std::unique_ptr<DnnlKernel> InnerProduct(int64_t rows, int64_t k, int64_t n, con
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, ReorderConstant(w.data(), Desc({n, k}, f32, memory::format_tag::ab), wei), wei};
+  const Desc plain({n, k}, f32, memory::format_tag::ab);
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, ReorderConstant(w.data(), plain, wei), wei};
   args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, ReorderConstant(b.data(), bias, bias), bias};
   return std::make_unique<DnnlKernel>(pd, std::move(args));
 }
@@ -138,8 +139,8 @@ Layer BuildLayer(const RnnParams& p, const float* params, const Shape& x, int64_
     const RnnWeightOffsets o = RnnOffsets(p, x[2], layer, d);
     wx.insert(wx.end(), params + o.wx, params + o.wx + gh * in);
     bx.insert(bx.end(), params + o.bx, params + o.bx + gh);
-    built.recurrent.push_back(InnerProduct(x[1], p.hidden, gh, std::vector<float>(params + o.wh, params + o.wh + gh * p.hidden),
-                                           std::vector<float>(params + o.bh, params + o.bh + gh)));
+    const std::vector<float> wh(params + o.wh, params + o.wh + gh * p.hidden), bh(params + o.bh, params + o.bh + gh);
+    built.recurrent.push_back(InnerProduct(x[1], p.hidden, gh, wh, bh));
   }
   built.input = InnerProduct(x[0] * x[1], in, p.directions * gh, wx, bx);
   return built;

@@ -52,8 +52,9 @@ class Matmul {
     for (cublasLtMatmulPreferenceAttributes_t attr :
          {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
           CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
-      CheckCublas(cublasLtMatmulPreferenceSetAttribute(created, attr, &kOperandAlignmentBytes, sizeof kOperandAlignmentBytes),
-                  where + "setting a matmul preference");
+      CheckCublas(
+          cublasLtMatmulPreferenceSetAttribute(created, attr, &kOperandAlignmentBytes, sizeof kOperandAlignmentBytes),
+          where + "setting a matmul preference");
     cublasLtMatmulHeuristicResult_t result = {};
     int found = 0;
     CheckCublas(cublasLtMatmulAlgoGetHeuristic(handle_, desc_.get(), a_.get(), b_.get(), d_.get(), d_.get(), created, 1,
@@ -73,11 +74,12 @@ class Matmul {
   }
 
  private:
-  using LayoutPtr = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, decltype(&cublasLtMatrixLayoutDestroy)>;
+  using LayoutPtr =
+      std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, decltype(&cublasLtMatrixLayoutDestroy)>;
   static LayoutPtr MakeLayout(int64_t rows, int64_t cols, const std::string& where) {
     cublasLtMatrixLayout_t layout = nullptr;
-    CheckCublas(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols),
-                                           rows),
+    CheckCublas(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, static_cast<uint64_t>(rows),
+                                           static_cast<uint64_t>(cols), rows),
                 where + "a matmul layout");
     return LayoutPtr(layout, cublasLtMatrixLayoutDestroy);
   }
@@ -139,8 +141,12 @@ class RnnKernel : public CudaKernel {
       for (int64_t d = 0; d < D; ++d) {
         const RnnWeightOffsets o = offsets[static_cast<size_t>(d)];
         const std::string dir = "/dir" + std::to_string(d);
-        w.wh.push_back(derive("wh" + dir, [=](const float* v) { return std::vector<float>(v + o.wh, v + o.wh + G * H * H); }));
-        w.bh.push_back(derive("bh" + dir, [=](const float* v) { return std::vector<float>(v + o.bh, v + o.bh + G * H); }));
+        w.wh.push_back(derive("wh" + dir, [=](const float* v) {
+          return std::vector<float>(v + o.wh, v + o.wh + G * H * H);
+        }));
+        w.bh.push_back(derive("bh" + dir, [=](const float* v) {
+          return std::vector<float>(v + o.bh, v + o.bh + G * H);
+        }));
       }
       layers_.push_back(std::move(w));
       if (l < 2) input_matmuls_.push_back(std::make_unique<Matmul>(req.device.id, T * N, in, D * G * H, where));
@@ -156,7 +162,8 @@ class RnnKernel : public CudaKernel {
   }
 
   void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
-    Check(on.workspace_bytes >= ws_.bytes, Status::kInternal, "the stream's workspace is smaller than the RNN reserved");
+    Check(on.workspace_bytes >= ws_.bytes, Status::kInternal,
+          "the stream's workspace is smaller than the RNN reserved");
     const int64_t T = steps_, N = batch_, H = p_.hidden, D = p_.directions, G = p_.gates();
     char* ws = static_cast<char*>(on.workspace);
     float* gx = reinterpret_cast<float*>(ws + ws_.gx);
@@ -192,8 +199,9 @@ class RnnKernel : public CudaKernel {
         for (int64_t s = 0; s < T; ++s) {
           const int64_t t = d == 0 ? s : T - 1 - s;
           recurrent_->Run(w.wh[d].get(), h, gh, on.stream);
-          launch::RnnStep(cell, gx + (t * N * D + d) * G * H, D * G * H, bx, gh, static_cast<const float*>(w.bh[d].get()),
-                          h, c, y + t * N * D * H + d * H, D * H, N, H, on.stream);
+          const float* bh = static_cast<const float*>(w.bh[d].get());
+          launch::RnnStep(cell, gx + (t * N * D + d) * G * H, D * G * H, bx, gh, bh, h, c, y + t * N * D * H + d * H,
+                          D * H, N, H, on.stream);
           CheckLaunch("the RNN step kernel");
         }
         if (p_.state_outputs) {
