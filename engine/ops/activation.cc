@@ -7,6 +7,7 @@ namespace qv {
 ActType ParseActType(const Attrs& attrs) {
   if (attrs.op() == "relu") return ActType::kRelu;
   if (attrs.op() == "sigmoid") return ActType::kSigmoid;
+  if (attrs.op() == "tanh") return ActType::kTanh;
   const std::string t = attrs.Require("act_type");
   if (t == "relu") return ActType::kRelu;
   if (t == "sigmoid") return ActType::kSigmoid;
@@ -28,7 +29,7 @@ class ActivationOp : public OpDef {
   }
 };
 
-// relu(x) and sigmoid(x) are Activation with the act_type implied, and run on its kernels: a
+// relu(x), sigmoid(x) and tanh(x) are Activation with the act_type implied, and run on its kernels: a
 // stand-alone sigmoid computes exactly what Activation(act_type=sigmoid) does.
 class ImpliedActivationOp : public OpDef {
  public:
@@ -40,7 +41,7 @@ class ImpliedActivationOp : public OpDef {
 };
 
 const OpRegistrar kActivation({{"Activation"}}, new ActivationOp);
-const OpRegistrar kImplied({{"relu"}, {"sigmoid"}}, new ImpliedActivationOp);
+const OpRegistrar kImplied({{"relu"}, {"sigmoid"}, {"tanh"}}, new ImpliedActivationOp);
 
 }  // namespace
 }  // namespace qv

@@ -1,4 +1,4 @@
-// Activation, relu and sigmoid on oneDNN's eltwise primitive (any layout); softsign, which oneDNN lacks, as a loop.
+// Activation, relu, sigmoid and tanh on oneDNN's eltwise primitive (any layout); softsign, which oneDNN lacks, as a loop.
 #include <cmath>
 
 #include "backends/cpu/eltwise.h"
@@ -27,7 +27,7 @@ KernelBuild BuildActivation(const KernelRequest& req) {
   return BuildEltwise(req, EltwiseAlgorithm(type), alpha, 0.f);
 }
 
-const CpuKernelRegistrar kRegister({"Activation", "relu", "sigmoid"}, BuildActivation);
+const CpuKernelRegistrar kRegister({"Activation", "relu", "sigmoid", "tanh"}, BuildActivation);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,4 +1,4 @@
-// Activation (relu, sigmoid, tanh, softrelu, softsign), relu and sigmoid on the element-wise kernel.
+// Activation (relu, sigmoid, tanh, softrelu, softsign), relu, sigmoid and tanh on the element-wise kernel.
 #include "backends/cuda/unary_kernel.h"
 #include "ops/activation.h"
 
@@ -21,7 +21,7 @@ KernelBuild BuildActivation(const KernelRequest& req, DeviceConstantStore&) {
   return BuildUnary(req, FunctionOf(type));
 }
 
-const CudaKernelRegistrar kRegister({"Activation", "relu", "sigmoid"}, BuildActivation);
+const CudaKernelRegistrar kRegister({"Activation", "relu", "sigmoid", "tanh"}, BuildActivation);
 
 }  // namespace
 }  // namespace qv::cuda

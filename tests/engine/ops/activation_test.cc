@@ -23,21 +23,25 @@ TEST_CASE("Activation matches the reference for every act_type", "[ops][activati
   }
 }
 
-TEST_CASE("sigmoid computes exactly what Activation(act_type=sigmoid) does", "[ops][activation]") {
+TEST_CASE("sigmoid and tanh compute exactly what Activation does", "[ops][activation]") {
   // Both on a convolution's output too, where the CPU may keep a blocked layout.
   Net net(320);
   const int data = net.g.Variable("data");
   const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
   const int conv = net.Conv("conv0", data, 8, 16, p, true);
-  for (int input : {data, conv}) {
-    const std::string tag = std::to_string(input);
-    net.g.Output(net.g.Op("sigmoid", "sigmoid" + tag, {}, {input}));
-    net.g.Output(net.g.Op("Activation", "act" + tag, {{"act_type", "sigmoid"}}, {input}));
-  }
+  for (const std::string op : {"sigmoid", "tanh"})
+    for (int input : {data, conv}) {
+      const std::string tag = op + std::to_string(input);
+      net.g.Output(net.g.Op(op, op + tag, {}, {input}));
+      net.g.Output(net.g.Op("Activation", "act" + tag, {{"act_type", op}}, {input}));
+    }
   const Tensor x = qv_test::Random({2, 8, 9, 9}, &net.rng, -8.f, 8.f);
   const std::vector<Tensor> out = RunSingleInput(net, x);
-  REQUIRE(out.size() == 4);
-  ExpectClose(out[0], out[1], "sigmoid(data) vs Activation", 0.0);
-  ExpectClose(out[2], out[3], "sigmoid(conv) vs Activation", 0.0);
-  ExpectClose(out[0], qv_ref::Activation(x, "sigmoid"), "sigmoid(data) vs reference");
+  REQUIRE(out.size() == 8);
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string op = i == 0 ? "sigmoid" : "tanh";
+    ExpectClose(out[4 * i], out[4 * i + 1], op + "(data) vs Activation", 0.0);
+    ExpectClose(out[4 * i + 2], out[4 * i + 3], op + "(conv) vs Activation", 0.0);
+    ExpectClose(out[4 * i], qv_ref::Activation(x, op), op + "(data) vs reference");
+  }
 }

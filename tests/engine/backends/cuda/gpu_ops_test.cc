@@ -85,6 +85,7 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
     ExpectUnaryOp("Activation", {{"act_type", type}}, {2, 3, 5, 7}, -30.f, 30.f);
   ExpectUnaryOp("relu", {}, {1000});
   ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
+  ExpectUnaryOp("tanh", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
 
 TEST_CASE("GPU exp matches the CPU", "[gpu]") { ExpectUnaryOp("exp", {}, {3, 4, 25}, -20.f, 20.f); }
