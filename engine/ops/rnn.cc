@@ -21,7 +21,7 @@ RnnParams RnnParams::Parse(const Attrs& attrs) {
   p.directions = attrs.GetBool("bidirectional", false) ? 2 : 1;
   p.state_outputs = attrs.GetBool("state_outputs", false);
   p.zero_begin_state = attrs.GetBool(kRnnZeroBeginState, false);
-  // Training-time dropout between layers: inference ignores it, as MXNet does.
+  // `p`, the dropout between layers, is for training: inference ignores it, as MXNet does.
   const auto unset = [&](const char* key) {
     const std::string v = attrs.GetString(key, "None");
     Check(v == "None", Status::kUnsupported, attrs.Where() + key + "=" + v + " is not supported");
