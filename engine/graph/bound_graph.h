@@ -37,8 +37,12 @@ void FoldCasts(BoundGraph& g);
 void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad, Cast to float32
 // Reshape, expand_dims, squeeze, Flatten, reshape_like, transpose, SwapAxis, slice, slice_axis,
 // Concat, stack and Cast nodes whose inputs are all parameters become parameters (fold_constants.cc):
-// weights that a graph reshapes or joins stay parameters, which the kernels pack once.
+// weights that a graph reshapes or joins (GluonNLP's projections, the fused RNN's _rnn_param_concat)
+// stay parameters, which the kernels pack once.
 void FoldConstantMoves(BoundGraph& g);
+// An RNN whose begin states are all `_zeros` with a size left to shape inference (Gluon's exports
+// leave the batch size 0) reads no state inputs: its kernel starts from zeros.
+void DropZeroBeginStates(BoundGraph& g);
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.
 void FuseActivations(BoundGraph& g, const FusionRules& rules);

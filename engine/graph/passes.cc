@@ -1,5 +1,6 @@
 // Inference-time graph rewrites. Each pass redirects the uses of the nodes it absorbs; absorbed nodes
 // stay in the node list but are no longer reachable from the outputs, so plans never see them.
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -10,6 +11,7 @@
 #include "ops/cast.h"
 #include "ops/deconvolution.h"
 #include "ops/identity.h"
+#include "ops/rnn.h"
 
 namespace qv {
 namespace {
@@ -100,6 +102,26 @@ void FoldInto(BoundGraph& g, int conv_id, const Node& bn) {
 }
 
 }  // namespace
+
+void DropZeroBeginStates(BoundGraph& g) {
+  for (int id : TopologicalOrder(g.graph)) {
+    Node& node = g.graph.nodes[id];
+    if (node.op != "RNN" || node.inputs.size() < 3) continue;
+    const RnnParams p = RnnParams::Parse(AttrsOf(node));
+    // Only states whose shape leaves a size to inference, the rest agreeing with the RNN; a fully
+    // given shape stays an input, which the RNN's shape inference checks.
+    bool zeros = true;
+    for (size_t i = 2; i < node.inputs.size(); ++i) {
+      const Node& src = g.graph.nodes[node.inputs[i].node];
+      const Shape shape = src.op == "_zeros" ? AttrsOf(src).GetTuple("shape", {}) : Shape{};
+      zeros = zeros && shape.size() == 3 && (shape[0] == 0 || shape[0] == p.layers * p.directions) &&
+              (shape[2] == 0 || shape[2] == p.hidden) && std::count(shape.begin(), shape.end(), 0) > 0;
+    }
+    if (!zeros) continue;
+    node.inputs.resize(2);
+    node.attrs[kRnnZeroBeginState] = "True";
+  }
+}
 
 void FoldCasts(BoundGraph& g) {
   Redirects r;
@@ -201,7 +223,8 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
   RemoveIdentities(g);
-  FoldConstantMoves(g);
+  FoldConstantMoves(g);  // also _rnn_param_concat's packed RNN weights
+  DropZeroBeginStates(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);

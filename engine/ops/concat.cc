@@ -43,7 +43,8 @@ class ConcatOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({{"Concat", {"concat"}}}, new ConcatOp);
+// _rnn_param_concat is Concat with a shape inference that also runs backward; forward it is the same.
+const OpRegistrar kRegister({{"Concat", {"concat", "_rnn_param_concat"}}}, new ConcatOp);
 
 }  // namespace
 }  // namespace qv

@@ -73,6 +73,25 @@ class FillLikeOp : public OpDef {
   }
 };
 
+// _zeros and _ones (shape, dtype). A 0 in the shape is a size MXNet's shape inference fills from the
+// consumer; Quiver does that only for RNN begin states (DropZeroBeginStates, graph/bound_graph.h) and
+// refuses the others.
+class FillOp : public OpDef {
+ public:
+  std::vector<std::string> InputNames(const Attrs&) const override { return {}; }
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 0);
+    const std::string dtype = attrs.GetString("dtype", "float32");
+    Check(dtype == "float32", Status::kUnsupported, attrs.Where() + "dtype " + dtype + " is not supported, only float32");
+    const Shape shape = attrs.GetTuple("shape", {});
+    for (int64_t d : shape)
+      Check(d >= 1, Status::kUnsupported,
+            attrs.Where() + "shape " + ShapeToString(shape) +
+                " has a size left to shape inference (0) or negative, which Quiver infers only for RNN begin states");
+    return {{shape.empty() ? Shape{1} : shape, DType::kFloat32}};
+  }
+};
+
 class ArangeOp : public OpDef {
  public:
   std::vector<std::string> InputNames(const Attrs&) const override { return {}; }
@@ -83,6 +102,7 @@ class ArangeOp : public OpDef {
 };
 
 const OpRegistrar kFillLike({{"zeros_like"}, {"ones_like"}}, new FillLikeOp);
+const OpRegistrar kFill({{"_zeros"}, {"_ones"}}, new FillOp);
 const OpRegistrar kArange({{"_arange"}}, new ArangeOp);
 const OpRegistrar kArangeLike({{"_contrib_arange_like"}}, new ArangeLikeOp);
 

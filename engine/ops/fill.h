@@ -1,5 +1,5 @@
 // Operators whose output values do not depend on input values: zeros_like, ones_like and
-// _contrib_arange_like (the input gives only the shape) and _arange (no input at all).
+// _contrib_arange_like (the input gives only the shape), _zeros, _ones and _arange (no input at all).
 #pragma once
 
 #include <vector>

@@ -9,9 +9,10 @@ Every model gets fixed-seed random weights, then a few calibration passes on a f
 each layer a unit-scale output (see calibrate()): without them deep random networks end in outputs
 that vanish, explode or do not depend on the input, and a detector's class scores all tie, which would make
 the comparison meaningless. MXNet's outputs are those of the saved files, loaded back with
-SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed) and MXNet's
-outputs for it, saved as .npy; manifest.json lists them. A case MXNet itself refuses (a size the
-model's fixed pooling or dense layers cannot take) is recorded under "refused" with MXNet's reason.
+SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed; for the sequence models of
+TEXT, token ids as float32) and MXNet's outputs for it, saved as .npy; manifest.json lists them. A case
+MXNet itself refuses (a size the model's fixed pooling or dense layers cannot take) is recorded under
+"refused" with MXNet's reason.
 
 GluonCV's segmentation models fix their output size when built (crop_size: the final bilinear resize
 writes that size whatever the input; PSPNet and DeepLab also resize their pooled branches to 1/8 of it,
@@ -93,14 +94,47 @@ def full_cases(name):
     return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
 
 
+# Sequence models (issue 33): token ids (float32, as MXNet users feed them) through Embedding into a
+# hybridized Gluon RNN layer; cases are (batch, sequence length).
+TEXT = {
+    # Embedding -> 2-layer bidirectional LSTM over (N, T) (layout NTC: SwapAxis around RNN) -> mean over time -> Dense.
+    "text_lstm_bi2": dict(cell="lstm", layers=2, bidirectional=True, layout="NTC", pool="mean"),
+    # Embedding -> GRU over (T, N) -> SequenceLast -> Dense.
+    "text_gru": dict(cell="gru", layers=1, bidirectional=False, layout="TNC", pool="last"),
+    # Embedding -> 2-layer bidirectional ReLU RNN over (T, N) -> SequenceLast -> Dense (full set only).
+    "text_rnn_relu": dict(cell="rnn_relu", layers=2, bidirectional=True, layout="TNC", pool="last"),
+}
+TEXT_VOCAB, TEXT_EMBED, TEXT_HIDDEN, TEXT_CLASSES = 50, 16, 24, 5
+TEXT_CASES = [(1, 7), (3, 7), (1, 20), (3, 20)]
+
 # CI: a few small models on small inputs (its cold cost is part of every fresh CI run).
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
       "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
-      "bert_small": [(1, 8), (3, 16)]}
+      "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)]}
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
+
+
+class TextClassifier(mx.gluon.HybridBlock):
+    def __init__(self, cell, layers, bidirectional, layout, pool, **kwargs):
+        super().__init__(**kwargs)
+        self.layout, self.pool = layout, pool
+        kwargs = dict(num_layers=layers, bidirectional=bidirectional, layout=layout)
+        with self.name_scope():
+            self.embedding = mx.gluon.nn.Embedding(TEXT_VOCAB, TEXT_EMBED)
+            if cell == "rnn_relu":
+                self.rnn = mx.gluon.rnn.RNN(TEXT_HIDDEN, activation="relu", **kwargs)
+            else:
+                self.rnn = {"lstm": mx.gluon.rnn.LSTM, "gru": mx.gluon.rnn.GRU}[cell](TEXT_HIDDEN, **kwargs)
+            self.dense = mx.gluon.nn.Dense(TEXT_CLASSES, flatten=False)
+
+    def hybrid_forward(self, F, x):
+        h = self.rnn(self.embedding(x))
+        time_axis = 1 if self.layout == "NTC" else 0
+        h = F.mean(h, axis=time_axis) if self.pool == "mean" else F.SequenceLast(h, axis=time_axis)
+        return self.dense(h)
 
 
 def task(name):
@@ -253,6 +287,16 @@ def score_logits(sym):
     return mx.sym.Group([internals[nodes[i]["name"] + "_output"] for i in heads])
 
 
+def in_dtype(sym, dtype):
+    """The symbol with the dtype attribute of the nodes that make their own values (Gluon's `_zeros`
+    begin states, Embedding's output) set to `dtype`: they say float32 in the export."""
+    graph = json.loads(sym.tojson())
+    for node in graph["nodes"]:
+        if node["op"] in ("_zeros", "Embedding") and "dtype" in node.get("attrs", {}):
+            node["attrs"]["dtype"] = dtype
+    return mx.sym.load_json(json.dumps(graph))
+
+
 def float32_error(sym, args, auxs, x, task):
     """MXNet float32 against MXNet float64 (its own non-oneDNN kernels), both on the exported files.
 
@@ -267,8 +311,9 @@ def float32_error(sym, args, auxs, x, task):
     for dtype in ("float32", "float64"):
         feed = dict(args, data=mx.nd.array(x))
         try:
-            ex = sym.bind(mx.cpu(), args={k: feed[k].astype(dtype) for k in sym.list_arguments()},
-                          aux_states={k: auxs[k].astype(dtype) for k in sym.list_auxiliary_states()}, grad_req="null")
+            ex = in_dtype(sym, dtype).bind(
+                mx.cpu(), args={k: feed[k].astype(dtype) for k in sym.list_arguments()},
+                aux_states={k: auxs[k].astype(dtype) for k in sym.list_auxiliary_states()}, grad_req="null")
             outs = ex.forward(is_train=False)
         except mx.base.MXNetError:
             if dtype == "float32":
@@ -328,6 +373,45 @@ def export(name, cases, out_dir, tmp_dir):
     return entry
 
 
+def export_text(name, cases, out_dir, tmp_dir):
+    """A TEXT model with random weights: embeddings N(0, 1), every RNN weight and bias (biases too, so
+    that their place in the packed vector is tested) U(-0.4, 0.4), the Dense layer Xavier. No
+    calibration: the RNN's gates keep its outputs in (-1, 1)."""
+    seed = zlib.crc32(name.encode()) % (2 ** 31)
+    rng = np.random.RandomState(seed)
+    mx.random.seed(seed)
+    net = TextClassifier(**TEXT[name])
+    for key, p in net.collect_params().items():
+        init = (mx.init.Normal(1.0) if "embedding" in key else mx.init.Xavier() if "dense" in key and key.endswith("weight")
+                else mx.init.Uniform(0.1) if "dense" in key else mx.init.Uniform(0.4))
+        p.initialize(init=init)
+    layout = TEXT[name]["layout"]
+
+    def ids(batch, steps):
+        shape = (batch, steps) if layout == "NTC" else (steps, batch)
+        return rng.randint(0, TEXT_VOCAB, shape).astype(np.float32)
+
+    net.hybridize()
+    net(mx.nd.array(ids(2, 5)))
+    net.export(os.path.join(tmp_dir, name))
+    sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
+    prefix = os.path.join(out_dir, name)
+    mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
+    model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+    model.hybridize()
+    entry = {"name": name, "prefix": name, "task": "classification", "cases": [], "refused": []}
+    for batch, steps in cases:
+        x = ids(batch, steps)
+        tag = shape_tag(x.shape)
+        case = {"input": "%s-in-%s.npy" % (name, tag), "shape": list(x.shape),
+                "outputs": ["%s-out0-%s.npy" % (name, tag)],
+                "mxnet_float32_error": float32_error(sym, args, auxs, x, entry["task"])}
+        np.save(os.path.join(out_dir, case["input"]), x)
+        np.save(os.path.join(out_dir, case["outputs"][0]), model(mx.nd.array(x)).asnumpy())
+        entry["cases"].append(case)
+    return entry
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--set", choices=["ci", "full"], required=True)
@@ -336,7 +420,7 @@ def main():
     a = ap.parse_args()
     everything = (CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS + list(POSE) +
                   GLUONCV_CLASSIFIERS + list(sequence_models.SEQUENCE_MODELS))
-    plan = CI if a.set == "ci" else {n: full_cases(n) for n in everything}
+    plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT})
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:
@@ -347,7 +431,8 @@ def main():
     tmp_dir = tempfile.mkdtemp()
     for name, cases in plan.items():
         start = time.time()
-        exporter = sequence_models.export if name in sequence_models.SEQUENCE_MODELS else export
+        exporter = (sequence_models.export if name in sequence_models.SEQUENCE_MODELS else
+                    export_text if name in TEXT else export)
         models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)

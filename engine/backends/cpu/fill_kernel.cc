@@ -1,4 +1,5 @@
-// zeros_like, ones_like, _arange and _contrib_arange_like: outputs computed from the attributes alone, written row-major.
+// zeros_like, ones_like, _zeros, _ones, _arange and _contrib_arange_like: outputs computed from the
+// attributes alone, written row-major.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -28,7 +29,7 @@ KernelBuild Finish(const Shape& out, std::vector<float> values) {
 
 KernelBuild BuildFillLike(const KernelRequest& req) {
   const Shape& out = req.outputs[0].shape;
-  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  const float value = req.attrs.op() == "ones_like" || req.attrs.op() == "_ones" ? 1.f : 0.f;
   return Finish(out, std::vector<float>(ElementCount(out), value));
 }
 
@@ -44,7 +45,7 @@ KernelBuild BuildArangeLike(const KernelRequest& req) {
   return Finish(req.outputs[0].shape, ArangeLikeValues(req.attrs, req.outputs[0].shape));
 }
 
-const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CpuKernelRegistrar kArange({"_arange"}, BuildArange);
 const CpuKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);
 

@@ -192,4 +192,22 @@ struct PadGeometry {
 };
 void Pad(const PadGeometry& g, const float* x, float* y, int64_t n, cudaStream_t stream);
 
+// Embedding: row EmbeddingRow(ids[i]) of the (input_dim, dim) weight into y's row i (ops/embedding.h:
+// a float id truncated toward zero, clipped into [0, input_dim - 1]).
+void Embedding(const float* ids, const float* weight, float* y, int64_t count, int64_t input_dim, int64_t dim,
+               cudaStream_t stream);
+
+// SequenceLast (ops/sequence_last.h): y's row n is x's row (step, n) (batch_major: (n, step)) of `row`
+// floats, step = lengths ? SequenceLastStep(lengths[n]) : steps - 1.
+void SequenceLast(const float* x, const float* lengths, float* y, int64_t steps, int64_t batch, int64_t row,
+                  bool batch_major, cudaStream_t stream);
+
+// One step of an RNN layer's direction for `batch` sequences (ops/rnn.h): sequence n's input and
+// recurrent projections are x + n * x_stride and r + n * gates * hidden, without their biases bx and
+// bh, gates in MXNet's order; h and c (batch, hidden) are updated in place and h is also written to
+// y + n * y_stride.
+enum class RnnCell { kLstm, kGru, kRelu, kTanh };
+void RnnStep(RnnCell cell, const float* x, int64_t x_stride, const float* bx, const float* r, const float* bh, float* h,
+             float* c, float* y, int64_t y_stride, int64_t batch, int64_t hidden, cudaStream_t stream);
+
 }  // namespace qv::cuda::launch

@@ -1,5 +1,6 @@
-// zeros_like, ones_like, _arange and _contrib_arange_like: values that depend on the attributes and shapes alone, made on
-// the host and uploaded once per node when the plan is built; a run copies them into the output.
+// zeros_like, ones_like, _zeros, _ones, _arange and _contrib_arange_like: values that depend on the
+// attributes and shapes alone, made on the host and uploaded once per node when the plan is built; a
+// run copies them into the output.
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
@@ -21,7 +22,7 @@ KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
 }
 
 KernelBuild BuildFillLike(const KernelRequest& req, DeviceConstantStore& constants) {
-  const float value = req.attrs.op() == "ones_like" ? 1.f : 0.f;
+  const float value = req.attrs.op() == "ones_like" || req.attrs.op() == "_ones" ? 1.f : 0.f;
   const int64_t n = ElementCount(req.outputs[0].shape);
   return Finish(req, constants, [=] { return std::vector<float>(static_cast<size_t>(n), value); });
 }
@@ -42,7 +43,7 @@ KernelBuild BuildArangeLike(const KernelRequest& req, DeviceConstantStore& const
   return Finish(req, constants, [&attrs, out] { return ArangeLikeValues(attrs, out); });
 }
 
-const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like"}, BuildFillLike);
+const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CudaKernelRegistrar kArange({"_arange"}, BuildArange);
 const CudaKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);
 

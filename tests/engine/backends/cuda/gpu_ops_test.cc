@@ -85,6 +85,7 @@ TEST_CASE("GPU activations match the CPU", "[gpu]") {
     ExpectUnaryOp("Activation", {{"act_type", type}}, {2, 3, 5, 7}, -30.f, 30.f);
   ExpectUnaryOp("relu", {}, {1000});
   ExpectUnaryOp("sigmoid", {}, {2, 3, 5, 7}, -30.f, 30.f);
+  ExpectUnaryOp("tanh", {}, {2, 3, 5, 7}, -30.f, 30.f);
 }
 
 TEST_CASE("GPU math functions match the CPU", "[gpu]") {
@@ -441,6 +442,71 @@ TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interl
   ExpectUnaryOp("_contrib_div_sqrt_dim", {}, {3, 8});
   ExpectUnaryOp("Cast", {{"dtype", "int32"}}, {3, 8});
   ExpectUnaryOp("_contrib_arange_like", {{"axis", "1"}, {"start", "2"}, {"repeat", "2"}}, {3, 8});
+
+TEST_CASE("GPU _zeros and _ones match the CPU", "[gpu]") {
+  for (const std::string op : {"_zeros", "_ones"}) {
+    INFO(op);
+    GraphBuilder g;
+    g.Output(g.Op("elemwise_add", "sum", {}, {g.Variable("data"), g.Op(op, "fill", {{"shape", "(3, 4)"}}, {})}));
+    std::mt19937 rng(14);
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({3, 4}, &rng)});
+  }
+}
+
+TEST_CASE("GPU Embedding and SequenceLast match the CPU", "[gpu]") {
+  std::mt19937 rng(15);
+  GraphBuilder emb;
+  emb.Output(emb.Op("Embedding", "emb", {{"input_dim", "7"}, {"output_dim", "5"}}, {emb.Variable("data"), emb.Variable("w")}));
+  // Ids past both ends and fractional ones: clipped and truncated alike.
+  ExpectGpuMatchesCpu(emb, {{"w", qv_test::Random({7, 5}, &rng)}}, {qv_test::Random({3, 4}, &rng, -2.f, 9.f)});
+  for (const std::string axis : {"0", "1"}) {
+    INFO("axis " << axis);
+    GraphBuilder last;
+    last.Output(last.Op("SequenceLast", "last", {{"axis", axis}}, {last.Variable("data")}));
+    ExpectGpuMatchesCpu(last, {}, {qv_test::Random({4, 3, 5}, &rng)});
+    GraphBuilder lengths;
+    lengths.Output(lengths.Op("SequenceLast", "last", {{"axis", axis}, {"use_sequence_length", "True"}},
+                              {lengths.Variable("data"), lengths.Variable("sequence_length")}));
+    const int64_t batch = axis == "0" ? 3 : 4;
+    ExpectGpuMatchesCpu(lengths, {}, {qv_test::Random({4, 3, 5}, &rng), qv_test::Random({batch}, &rng, -1.f, 6.f)});
+  }
+}
+
+TEST_CASE("GPU RNN matches the CPU: LSTM, GRU, vanilla, layers, directions, states", "[gpu]") {
+  std::mt19937 rng(16);
+  struct Case {
+    std::string mode;
+    int64_t layers, directions, gates;
+    bool zero_state;
+  };
+  for (const Case& c : std::vector<Case>{{"lstm", 2, 2, 4, false},
+                                         {"gru", 3, 1, 3, false},
+                                         {"rnn_tanh", 1, 2, 1, false},
+                                         {"rnn_relu", 2, 1, 1, false},
+                                         {"lstm", 1, 1, 4, true}}) {
+    INFO(c.mode << " layers " << c.layers << " directions " << c.directions);
+    const int64_t T = 6, N = 3, I = 5, H = 8;
+    int64_t count = 0;
+    for (int64_t l = 0; l < c.layers; ++l) count += c.directions * c.gates * H * ((l == 0 ? I : c.directions * H) + H + 2);
+    const bool lstm = c.mode == "lstm";
+    GraphBuilder g;
+    std::vector<qv_test::Entry> ins = {g.Variable("data"), g.Variable("params")};
+    const std::string zeros = "(" + std::to_string(c.layers * c.directions) + ", 0, 8)";
+    for (const char* name : {"h0", "c0"})
+      if (std::string(name) == "h0" || lstm)
+        ins.push_back(c.zero_state ? g.Op("_zeros", name, {{"shape", zeros}}, {}) : g.Variable(name));
+    const AttrMap attrs = {{"mode", c.mode},
+                           {"num_layers", std::to_string(c.layers)},
+                           {"state_size", "8"},
+                           {"bidirectional", c.directions == 2 ? "True" : "False"},
+                           {"state_outputs", "True"}};
+    const int rnn = g.Op("RNN", "rnn", attrs, ins);
+    for (int i = 0; i < (lstm ? 3 : 2); ++i) g.Output({rnn, i});
+    std::vector<Tensor> data = {qv_test::Random({T, N, I}, &rng)};
+    if (!c.zero_state)
+      for (int i = 0; i < (lstm ? 2 : 1); ++i) data.push_back(qv_test::Random({c.layers * c.directions, N, H}, &rng));
+    ExpectGpuMatchesCpu(g, {{"params", qv_test::Random({count}, &rng, -0.5f, 0.5f)}}, data);
+  }
 }
 
 TEST_CASE("A small GPU network (FC, ReLU, FC, softmax) matches the CPU", "[gpu]") {
