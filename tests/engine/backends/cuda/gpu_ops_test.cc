@@ -442,6 +442,7 @@ TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interl
   ExpectUnaryOp("_contrib_div_sqrt_dim", {}, {3, 8});
   ExpectUnaryOp("Cast", {{"dtype", "int32"}}, {3, 8});
   ExpectUnaryOp("_contrib_arange_like", {{"axis", "1"}, {"start", "2"}, {"repeat", "2"}}, {3, 8});
+}
 
 TEST_CASE("GPU _zeros and _ones match the CPU", "[gpu]") {
   for (const std::string op : {"_zeros", "_ones"}) {
