@@ -5,7 +5,7 @@
 // chosen once from cuDNN's heuristics (cudnnGetConvolutionForwardAlgorithm_v7). Only exact FP32
 // algorithms are taken: FMA math (no TF32), and GEMM-like ones (no Winograd or FFT, whose transforms
 // round differently), so results stay within FP32 rounding of the CPU's direct convolution. The
-// chosen algorithm's workspace (at most kMaxWorkspaceBytes) is reserved on the device's streams.
+// chosen algorithm's workspace (at most kMaxConvolutionWorkspaceBytes) is reserved on the device's streams.
 //
 // A ReLU after a bias runs in one cudnnConvolutionBiasActivationForward, y = relu(conv(x) + z + b)
 // with z = y for a residual sum (the plan has put the residual in the output) and z weighted 0
@@ -17,6 +17,7 @@
 // zeros in scratch memory; if cuDNN refuses, every run takes the sequence instead.
 #include "backends/cuda/convolution_kernel.h"
 
+#include <tuple>
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -27,6 +28,7 @@
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/cudnn_convolution.h"
 #include "backends/cuda/cudnn_error.h"
 #include "backends/cuda/device_constants.h"
 #include "backends/cuda/device_resources.h"
@@ -35,8 +37,6 @@
 
 namespace qv::cuda {
 namespace {
-
-constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
 
 bool IsFusedActivation(const PostOp& post) {
   return post.kind == PostOp::kRelu || (post.kind == PostOp::kClip && post.alpha == 0.f && post.beta > 0.f);
@@ -47,25 +47,6 @@ bool IsExact(cudnnConvolutionFwdAlgo_t algo) {
   return algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
          algo == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || algo == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
 }
-
-// A convolution's cuDNN descriptors, destroyed with it.
-struct Descriptors {
-  Descriptors() = default;
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
-  ~Descriptors() {
-    for (cudnnTensorDescriptor_t t : {x, y, bias})
-      if (t != nullptr) cudnnDestroyTensorDescriptor(t);
-    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
-    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
-    if (act != nullptr) cudnnDestroyActivationDescriptor(act);
-  }
-
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnActivationDescriptor_t act = nullptr;
-};
 
 class ConvolutionKernel : public CudaKernel {
  public:
@@ -94,8 +75,8 @@ class ConvolutionKernel : public CudaKernel {
     fused_ = activation_ && !clip_ && bias_ != nullptr;
 
     auto dim = [](int64_t d) { return static_cast<int>(d); };
-    Tensor4d(&d_.x, x, "the data's descriptor");
-    Tensor4d(&d_.y, y, "the output's descriptor");
+    MakeTensor4d(&d_.x, x, where_, "the data's descriptor");
+    MakeTensor4d(&d_.y, y, where_, "the output's descriptor");
     CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
     CheckCudnn(cudnnSetFilter4dDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dim(w[0]), dim(w[1]), dim(w[2]),
                                           dim(w[3])),
@@ -113,7 +94,7 @@ class ConvolutionKernel : public CudaKernel {
     Check(Shape(dims, dims + 4) == y, Status::kInternal,
           where_ + "cuDNN computes an output of " + ShapeToString(Shape(dims, dims + 4)) + ", the operator " +
               ShapeToString(y));
-    if (bias_) Tensor4d(&d_.bias, {1, y[1], 1, 1}, "the bias's descriptor");
+    if (bias_) MakeTensor4d(&d_.bias, {1, y[1], 1, 1}, where_, "the bias's descriptor");
     if (activation_) {
       CheckCudnn(cudnnCreateActivationDescriptor(&d_.act), where_ + "creating the activation's descriptor");
       // The fused call accepts only CUDNN_NOT_PROPAGATE_NAN; the separate one does the same, to agree.
@@ -191,13 +172,6 @@ class ConvolutionKernel : public CudaKernel {
     return status;
   }
 
-  void Tensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& what) {
-    CheckCudnn(cudnnCreateTensorDescriptor(desc), where_ + "creating " + what);
-    CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
-                                          static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])),
-               where_ + what + " " + ShapeToString(s));
-  }
-
   // The first exact algorithm in the heuristics' order whose workspace fits.
   void ChooseAlgorithm(cudnnHandle_t handle, const Device& device) {
     int count = 0;
@@ -207,25 +181,10 @@ class ConvolutionKernel : public CudaKernel {
     CheckCudnn(cudnnGetConvolutionForwardAlgorithm_v7(handle, d_.x, d_.w, d_.conv, d_.y, count, &returned,
                                                       ranked.data()),
                where_ + "choosing a cuDNN algorithm");
-    for (int i = 0; i < returned; ++i) {
-      const cudnnConvolutionFwdAlgoPerf_t& r = ranked[static_cast<size_t>(i)];
-      if (r.status != CUDNN_STATUS_SUCCESS || !IsExact(r.algo) || r.mathType == CUDNN_TENSOR_OP_MATH ||
-          r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
-        continue;
-      size_t bytes = 0;
-      if (cudnnGetConvolutionForwardWorkspaceSize(handle, d_.x, d_.w, d_.conv, d_.y, r.algo, &bytes) !=
-          CUDNN_STATUS_SUCCESS) {
-        TakeCudnnLastError();  // the algorithm is passed over, not an error
-        continue;
-      }
-      if (bytes > kMaxWorkspaceBytes) continue;
-      algo_ = r.algo;
-      workspace_bytes_ = bytes;
-      return;
-    }
-    throw Error(Status::kUnsupported, where_ + "cuDNN offers no exact FP32 algorithm needing at most " +
-                                          std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace on " +
-                                          device.ToString());
+    auto workspace_of = [&](cudnnConvolutionFwdAlgo_t algo, size_t* bytes) {
+      return cudnnGetConvolutionForwardWorkspaceSize(handle, d_.x, d_.w, d_.conv, d_.y, algo, bytes);
+    };
+    std::tie(algo_, workspace_bytes_) = FirstExactAlgorithm(ranked.data(), returned, IsExact, workspace_of, where_, device);
   }
 
   const std::string where_;
@@ -233,7 +192,7 @@ class ConvolutionKernel : public CudaKernel {
   double ceiling_ = 0;  // a clip's upper bound
   bool fused_ = false;  // bias, residual and ReLU in one cudnnConvolutionBiasActivationForward (cuDNN ran it once)
   std::shared_ptr<const void> weight_, bias_;
-  Descriptors d_;
+  ConvolutionDescriptors d_;
   cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace_bytes_ = 0;
 };

@@ -8,7 +8,8 @@
 //
 // As for Convolution, the algorithm is chosen once from cuDNN's heuristics, among the exact ones
 // (ALGO_0 and ALGO_1 accumulate products directly; FFT and Winograd round differently), with FMA math
-// and at most kMaxWorkspaceBytes of workspace, reserved on the device's streams.
+// and at most kMaxConvolutionWorkspaceBytes of workspace, reserved on the device's streams.
+#include <tuple>
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -19,6 +20,7 @@
 
 #include "backends/cuda/cuda_devices.h"
 #include "backends/cuda/cuda_kernel.h"
+#include "backends/cuda/cudnn_convolution.h"
 #include "backends/cuda/cudnn_error.h"
 #include "backends/cuda/device_constants.h"
 #include "backends/cuda/device_resources.h"
@@ -28,29 +30,9 @@
 namespace qv::cuda {
 namespace {
 
-constexpr size_t kMaxWorkspaceBytes = size_t{256} << 20;
-
 bool IsExact(cudnnConvolutionBwdDataAlgo_t algo) {
   return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 || algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
 }
-
-// The descriptors, destroyed with the kernel.
-struct Descriptors {
-  Descriptors() = default;
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
-  ~Descriptors() {
-    for (cudnnTensorDescriptor_t t : {x, y, bias})
-      if (t != nullptr) cudnnDestroyTensorDescriptor(t);
-    if (w != nullptr) cudnnDestroyFilterDescriptor(w);
-    if (conv != nullptr) cudnnDestroyConvolutionDescriptor(conv);
-  }
-
-  // x: the deconvolution's input (the convolution's output gradient), y: its output.
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-};
 
 class DeconvolutionKernel : public CudaKernel {
  public:
@@ -71,8 +53,8 @@ class DeconvolutionKernel : public CudaKernel {
     weight_ = constants.Get(req.inputs[1].constant, req.device);
     if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
 
-    Tensor4d(&d_.x, x, "the data's descriptor");
-    Tensor4d(&d_.y, y, "the output's descriptor");
+    MakeTensor4d(&d_.x, x, where_, "the data's descriptor");
+    MakeTensor4d(&d_.y, y, where_, "the output's descriptor");
     CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
     CheckCudnn(cudnnSetFilter4dDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dim(w[0]), dim(w[1]), dim(w[2]),
                                           dim(w[3])),
@@ -90,7 +72,7 @@ class DeconvolutionKernel : public CudaKernel {
     Check(Shape(dims, dims + 4) == x, Status::kInternal,
           where_ + "cuDNN's convolution of the output " + ShapeToString(y) + " gives " +
               ShapeToString(Shape(dims, dims + 4)) + ", not the input " + ShapeToString(x));
-    if (bias_) Tensor4d(&d_.bias, {1, y[1], 1, 1}, "the bias's descriptor");
+    if (bias_) MakeTensor4d(&d_.bias, {1, y[1], 1, 1}, where_, "the bias's descriptor");
 
     const CurrentDevice current(req.device.id);
     StreamPool& streams = ResourcesOf(req.device.id).streams;
@@ -122,13 +104,6 @@ class DeconvolutionKernel : public CudaKernel {
     return s;
   }
 
-  void Tensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& what) {
-    CheckCudnn(cudnnCreateTensorDescriptor(desc), where_ + "creating " + what);
-    CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
-                                          static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])),
-               where_ + what + " " + ShapeToString(s));
-  }
-
   // The first exact algorithm in the heuristics' order whose workspace fits.
   void ChooseAlgorithm(cudnnHandle_t handle, const Device& device) {
     int count = 0;
@@ -138,30 +113,15 @@ class DeconvolutionKernel : public CudaKernel {
     CheckCudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d_.w, d_.x, d_.conv, d_.y, count, &returned,
                                                            ranked.data()),
                where_ + "choosing a cuDNN algorithm");
-    for (int i = 0; i < returned; ++i) {
-      const cudnnConvolutionBwdDataAlgoPerf_t& r = ranked[static_cast<size_t>(i)];
-      if (r.status != CUDNN_STATUS_SUCCESS || !IsExact(r.algo) || r.mathType == CUDNN_TENSOR_OP_MATH ||
-          r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)
-        continue;
-      size_t bytes = 0;
-      if (cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d_.w, d_.x, d_.conv, d_.y, r.algo, &bytes) !=
-          CUDNN_STATUS_SUCCESS) {
-        TakeCudnnLastError();  // the algorithm is passed over, not an error
-        continue;
-      }
-      if (bytes > kMaxWorkspaceBytes) continue;
-      algo_ = r.algo;
-      workspace_bytes_ = bytes;
-      return;
-    }
-    throw Error(Status::kUnsupported, where_ + "cuDNN offers no exact FP32 algorithm needing at most " +
-                                          std::to_string(kMaxWorkspaceBytes >> 20) + " MiB of workspace on " +
-                                          device.ToString());
+    auto workspace_of = [&](cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+      return cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d_.w, d_.x, d_.conv, d_.y, algo, bytes);
+    };
+    std::tie(algo_, workspace_bytes_) = FirstExactAlgorithm(ranked.data(), returned, IsExact, workspace_of, where_, device);
   }
 
   const std::string where_;
   std::shared_ptr<const void> weight_, bias_;
-  Descriptors d_;
+  ConvolutionDescriptors d_;
   cudnnConvolutionBwdDataAlgo_t algo_ = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
   size_t workspace_bytes_ = 0;
 };
