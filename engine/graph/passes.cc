@@ -200,6 +200,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
+  TruncateIntegerDivisions(g);
   RemoveIdentities(g);
   FoldConstantMoves(g);
   FoldBatchNorm(g);

@@ -1,0 +1,88 @@
+// TruncateIntegerDivisions: MXNet divides integer tensors as integers (C++'s a / b, truncated towards
+// zero), Quiver holds them as whole numbers in float32, where a division leaves the fraction. Integer
+// tensors are found by MXNet's dtype rules: Cast to int32/int64, shape_array and topk's indices with an
+// integer dtype start them; operators whose output type is their inputs' type carry them on. Each
+// broadcast_div or elemwise_div of two integer tensors gets a trunc after it, which gives the integer
+// quotient exactly while both operands stay below 2^24 (the range float32 holds whole numbers in).
+#include <set>
+#include <string>
+
+#include "graph/bound_graph.h"
+#include "graph/graph_check.h"
+#include "ops/cast.h"
+
+namespace qv {
+namespace {
+
+// Operators whose outputs have their (data) inputs' dtype in MXNet 1.9.1.
+const std::set<std::string>& TypePreserving() {
+  static const std::set<std::string> ops = {
+      "Reshape", "reshape_like", "expand_dims", "squeeze", "Flatten", "transpose", "SwapAxis", "slice",
+      "slice_axis", "slice_like", "tile", "repeat", "SliceChannel", "Concat", "stack", "broadcast_to",
+      "broadcast_like", "broadcast_axis", "zeros_like", "ones_like", "elemwise_add", "elemwise_sub",
+      "elemwise_mul", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_mod", "_mod",
+      "broadcast_maximum", "broadcast_minimum", "_maximum", "_minimum", "abs", "negative"};
+  return ops;
+}
+
+bool IsIntegerDType(const std::string& dtype) {
+  return dtype == "int8" || dtype == "uint8" || dtype == "int32" || dtype == "int64";
+}
+
+}  // namespace
+
+void TruncateIntegerDivisions(BoundGraph& g) {
+  Graph& graph = g.graph;
+  std::set<NodeEntry> integer;
+  std::map<NodeEntry, NodeEntry> truncated;  // a division's output -> its trunc node's
+  for (int id : TopologicalOrder(graph)) {
+    const Node& node = graph.nodes[id];
+    auto all_integer = [&](size_t count) {
+      for (size_t i = 0; i < count && i < node.inputs.size(); ++i)
+        if (!integer.count(node.inputs[i])) return false;
+      return !node.inputs.empty();
+    };
+    if (node.op == "Cast") {
+      if (CastTruncates(AttrsOf(node))) integer.insert({id, 0});
+    } else if (node.op == "shape_array") {
+      integer.insert({id, 0});
+    } else if (node.op == "topk") {
+      const std::string ret = AttrsOf(node).GetString("ret_typ", "indices");
+      if (IsIntegerDType(AttrsOf(node).GetString("dtype", "float32")) && (ret == "indices" || ret == "both"))
+        integer.insert({id, ret == "both" ? 1 : 0});
+    } else if (node.op == "gather_nd") {
+      if (all_integer(1)) integer.insert({id, 0});
+    } else if (node.op == "broadcast_div" || node.op == "elemwise_div") {
+      if (all_integer(2)) {
+        integer.insert({id, 0});
+        truncated[{id, 0}] = {};
+      }
+    } else if (TypePreserving().count(node.op)) {
+      if (all_integer(node.inputs.size())) {
+        const int outputs = node.op == "SliceChannel" ? static_cast<int>(AttrsOf(node).RequireInt("num_outputs")) : 1;
+        for (int o = 0; o < outputs; ++o) integer.insert({id, o});
+      }
+    }
+  }
+  if (truncated.empty()) return;
+  for (auto& [division, trunc] : truncated) {
+    Node t;
+    t.op = "trunc";
+    t.name = graph.nodes[division.node].name + "_integer_quotient";
+    t.inputs = {division};
+    graph.nodes.push_back(t);
+    trunc = {static_cast<int>(graph.nodes.size()) - 1, 0};
+  }
+  const int added_from = static_cast<int>(graph.nodes.size() - truncated.size());
+  for (int id = 0; id < added_from; ++id)
+    for (NodeEntry& in : graph.nodes[id].inputs) {
+      auto it = truncated.find(in);
+      if (it != truncated.end()) in = it->second;
+    }
+  for (NodeEntry& out : graph.outputs) {
+    auto it = truncated.find(out);
+    if (it != truncated.end()) out = it->second;
+  }
+}
+
+}  // namespace qv
