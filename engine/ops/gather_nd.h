@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops/gather_nd_math.h"
 #include "ops/op.h"
 
 namespace qv {
@@ -18,12 +19,5 @@ struct GatherNDGeometry {
   int64_t slice = 1;             // elements copied per position
   static GatherNDGeometry Resolve(const Attrs& attrs, const Shape& data, const Shape& indices);
 };
-
-// The element an index addresses along an axis of size `dim`, or -1 when it is out of range.
-inline int64_t GatherNDCoordinate(float v, int64_t dim) {
-  const float d = static_cast<float>(dim);
-  if (!(v >= -d && v <= d - 1)) return -1;
-  return static_cast<int64_t>(v + d) % dim;
-}
 
 }  // namespace qv
