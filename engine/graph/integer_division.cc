@@ -4,6 +4,10 @@
 // integer dtype start them; operators whose output type is their inputs' type carry them on. Each
 // broadcast_div or elemwise_div of two integer tensors gets a trunc after it, which gives the integer
 // quotient exactly while both operands stay below 2^24 (the range float32 holds whole numbers in).
+// A scalar operator on an integer tensor computes in integers too: its scalar is truncated first
+// (MXNet 1.9.1: int64 [7, -7] / 2.5 gives [3, -3], * 2.5 gives [14, -14]), and _div_scalar and
+// _rdiv_scalar get a trunc as well.
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -22,6 +26,15 @@ const std::set<std::string>& TypePreserving() {
       "broadcast_like", "broadcast_axis", "zeros_like", "ones_like", "elemwise_add", "elemwise_sub",
       "elemwise_mul", "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_mod", "_mod",
       "broadcast_maximum", "broadcast_minimum", "_maximum", "_minimum", "abs", "negative"};
+  return ops;
+}
+
+// Scalar operators whose result MXNet computes in the integer tensor's type (the power operators left out:
+// a negative exponent would need its own rounding).
+const std::set<std::string>& IntegerScalarOps() {
+  static const std::set<std::string> ops = {"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar",
+                                            "_div_scalar", "_rdiv_scalar", "_mod_scalar", "_rmod_scalar",
+                                            "_maximum_scalar", "_minimum_scalar"};
   return ops;
 }
 
@@ -52,6 +65,13 @@ void TruncateIntegerDivisions(BoundGraph& g) {
         integer.insert({id, ret == "both" ? 1 : 0});
     } else if (node.op == "gather_nd") {
       if (all_integer(1)) integer.insert({id, 0});
+    } else if (IntegerScalarOps().count(node.op)) {
+      if (all_integer(1)) {
+        const double scalar = std::trunc(AttrsOf(node).GetFloat("scalar", 0));
+        if (std::fabs(scalar) < 1e15) graph.nodes[id].attrs["scalar"] = std::to_string(static_cast<int64_t>(scalar));
+        integer.insert({id, 0});
+        if (node.op == "_div_scalar" || node.op == "_rdiv_scalar") truncated[{id, 0}] = {};
+      }
     } else if (node.op == "broadcast_div" || node.op == "elemwise_div") {
       if (all_integer(2)) {
         integer.insert({id, 0});

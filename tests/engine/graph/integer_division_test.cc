@@ -26,3 +26,26 @@ TEST_CASE("integer tensors divide to truncated quotients, float32 ones do not", 
   ExpectClose(outs.at(0), quotients, "integer division", 0);
   ExpectClose(outs.at(1), fractions, "float32 division", 0);
 }
+
+TEST_CASE("scalar operators on integer tensors truncate the scalar, and divisions the quotient", "[graph][integer_division]") {
+  // As MXNet 1.9.1 computes int64 [7, -7]: / 2.5 -> [3, -3], * 2.5 -> [14, -14], 10 / x -> [1, -1],
+  // % 2.5 -> [1, 1]; a float32 tensor keeps the fractions (7.5 / 2 = 3.75).
+  GraphBuilder g;
+  const int x = g.Variable("data");
+  const int ints = g.Op("Cast", "to_int", {{"dtype", "int64"}}, {x});
+  g.Output(g.Op("_div_scalar", "div", {{"scalar", "2.5"}}, {ints}));
+  g.Output(g.Op("_mul_scalar", "mul", {{"scalar", "2.5"}}, {ints}));
+  g.Output(g.Op("_rdiv_scalar", "rdiv", {{"scalar", "10"}}, {ints}));
+  g.Output(g.Op("_mod_scalar", "mod", {{"scalar", "2.5"}}, {ints}));
+  g.Output(g.Op("_div_scalar", "float_div", {{"scalar", "2"}}, {x}));
+  Tensor data({2});
+  data.data = {7.5f, -7.5f};
+  const auto outs = Run(g, {data});
+  const std::vector<std::vector<float>> want = {{3, -3}, {14, -14}, {1, -1}, {1, 1}, {3, -3}};
+  for (size_t o = 0; o < want.size(); ++o) {
+    Tensor w({2});
+    w.data = want[o];
+    if (o == 4) w.data = {3.75f, -3.75f};
+    ExpectClose(outs.at(o), w, "output " + std::to_string(o), 0);
+  }
+}
