@@ -34,6 +34,9 @@ BoundGraph BindParameters(const Graph& graph, const std::map<std::string, NDArra
 // removed, so they never stand between a convolution and what fuses into it; amp_cast to bfloat16 or
 // float16 of a parameter becomes the rounded parameter, rounded once here instead of per invocation.
 void FoldCasts(BoundGraph& g);
+// Divisions of integer tensors (integer_division.cc) truncate their quotient, as MXNet's do; before
+// RemoveIdentities, which drops the casts back to float32 that end integer tensors.
+void TruncateIntegerDivisions(BoundGraph& g);
 void RemoveIdentities(BoundGraph& g);  // Dropout, _copy, BlockGrad, Cast to float32
 // Reshape, expand_dims, squeeze, Flatten, reshape_like, transpose, SwapAxis, slice, slice_axis,
 // Concat, stack and Cast nodes whose inputs are all parameters become parameters (fold_constants.cc):

@@ -222,6 +222,7 @@ void FuseResidualAdd(BoundGraph& g, const FusionRules& rules) {
 
 void Optimize(BoundGraph& g, const FusionRules& rules) {
   FoldCasts(g);
+  TruncateIntegerDivisions(g);
   RemoveIdentities(g);
   FoldConstantMoves(g);  // also _rnn_param_concat's packed RNN weights
   DropZeroBeginStates(g);

@@ -51,7 +51,28 @@ std::vector<float> ArangeLikeValues(const Attrs& attrs, const Shape& output) {
   return values;
 }
 
+std::vector<float> ShapeArrayValues(const Attrs& attrs, const Shape& input) {
+  std::vector<float> values;
+  for (int64_t d : input) {
+    Check(d <= (int64_t{1} << 24), Status::kUnsupported,
+          attrs.Where() + "dimension " + std::to_string(d) + " of " + ShapeToString(input) +
+              " is not exact in float32, which holds shape_array's values");
+    values.push_back(static_cast<float>(d));
+  }
+  return values;
+}
+
 namespace {
+
+class ShapeArrayOp : public OpDef {
+ public:
+  std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
+    ExpectInputs(attrs, in, 1);
+    ExpectFloat32(attrs, in);
+    ShapeArrayValues(attrs, in[0].shape);  // checks the dimensions
+    return {{{static_cast<int64_t>(in[0].shape.size())}, DType::kFloat32}};
+  }
+};
 
 class ArangeLikeOp : public OpDef {
  public:
@@ -104,6 +125,7 @@ class ArangeOp : public OpDef {
 const OpRegistrar kFillLike({{"zeros_like"}, {"ones_like"}}, new FillLikeOp);
 const OpRegistrar kFill({{"_zeros"}, {"_ones"}}, new FillOp);
 const OpRegistrar kArange({{"_arange"}}, new ArangeOp);
+const OpRegistrar kShapeArray({{"shape_array"}}, new ShapeArrayOp);
 const OpRegistrar kArangeLike({{"_contrib_arange_like"}}, new ArangeLikeOp);
 
 }  // namespace

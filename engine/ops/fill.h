@@ -1,5 +1,6 @@
-// Operators whose output values do not depend on input values: zeros_like, ones_like and
+// Operators whose output values do not depend on input values: zeros_like, ones_like, shape_array and
 // _contrib_arange_like (the input gives only the shape), _zeros, _ones and _arange (no input at all).
+// shape_array's int64 shape is held as float32 whole numbers, exact up to 2^24 per axis (checked).
 #pragma once
 
 #include <vector>
@@ -24,5 +25,8 @@ ArangeSpec ResolveArange(const Attrs& attrs);
 std::vector<float> ArangeLikeValues(const Attrs& attrs, const Shape& output);
 // Its output shape for an input of shape `input`.
 Shape ArangeLikeShape(const Attrs& attrs, const Shape& input);
+
+// shape_array's values: the input's dimensions.
+std::vector<float> ShapeArrayValues(const Attrs& attrs, const Shape& input);
 
 }  // namespace qv

@@ -49,7 +49,7 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                ["mobilenet%s" % m for m in ("1.0", "0.75", "0.5", "0.25")] +
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
-             "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]
+             "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc", "center_net_resnet18_v1b_voc"]
 SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
 # Pose estimation (GluonCV): one dense heatmap per keypoint, compared by the classifiers' rule. Their
 # sizes are (height, width): they take portrait crops.
@@ -77,6 +77,8 @@ def native_size(name):
         return POSE[name]["native"]
     if name.startswith("yolo3"):
         return 416
+    if name.startswith("center_net"):
+        return 512
     if name in SYMBOLIC_DETECTORS:
         return 256
     if name in SYMBOLIC_DENSE:
@@ -111,6 +113,7 @@ TEXT_CASES = [(1, 7), (3, 7), (1, 20), (3, 20)]
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "mobilenetv2_0.25": [(1, 64), (2, 96)],
       "ssd_512_mobilenet1.0_voc": [(1, 128), (2, 128)], "yolo3_mobilenet1.0_voc": [(1, 160), (2, 128)],
+      "center_net_resnet18_v1b_voc": [(1, 128), (2, 128)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
       "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
       "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)]}
@@ -274,16 +277,19 @@ def calibrate(sym, args, auxs, x, rng):
 def score_logits(sym):
     """The values a detector's scores are a function of, as one grouped symbol: SSD's class logits (the
     input of its last softmax); YOLOv3's objectness and class logits (the inputs of the sigmoids whose
-    outputs multiply into the scores)."""
+    outputs multiply into the scores); CenterNet's heatmap logits (the input of its one sigmoid: a score
+    is the heatmap's value at a peak, p = sigmoid(a), which moves by at most p (1 - p) times their error)."""
     nodes = json.loads(sym.tojson())["nodes"]
     internals = sym.get_internals()
     softmax = [n for n in nodes if n["op"] == "softmax"]
+    sigmoids = {i for i, n in enumerate(nodes) if n["op"] == "sigmoid"}
     if softmax:
         heads = [softmax[-1]["inputs"][0][0]]
     else:
-        sigmoids = {i for i, n in enumerate(nodes) if n["op"] == "sigmoid"}
         heads = sorted({nodes[e[0]]["inputs"][0][0] for n in nodes if n["op"] == "broadcast_mul"
                         for e in n["inputs"] if e[0] in sigmoids})
+    if not heads and len(sigmoids) == 1:
+        heads = [nodes[min(sigmoids)]["inputs"][0][0]]
     return mx.sym.Group([internals[nodes[i]["name"] + "_output"] for i in heads])
 
 
@@ -346,6 +352,11 @@ def export(name, cases, out_dir, tmp_dir):
         net.export(os.path.join(tmp_dir, name))
         sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
     calibrate(sym, args, auxs, calib, rng)
+    if name.startswith("center_net"):
+        # Random weights predict box sizes of either sign (boxes with x1 > x2) where a trained CenterNet
+        # predicts positive ones: its size head's bias makes them about N(4, 1) feature-map cells.
+        wh_bias = net.heads[1][-1].bias.name
+        args[wh_bias] = args[wh_bias] + 4
     prefix = os.path.join(out_dir, name)
     mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
     # The oracle runs the files exactly as a user would load them.

@@ -5,7 +5,7 @@ Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of
 pixel), pose estimators (task "pose": dense keypoint heatmaps) and sequence models (task "sequence": a
 small BERT encoder's outputs), all compared as a classifier's output
 is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
-YOLOv3, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
+YOLOv3, CenterNet, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
 relative to the image): the same detections above a score threshold, matched by class, score (within
 1e-4) and box (IoU > 0.99).
 
@@ -19,7 +19,8 @@ float64 in MXNet and 3.6e-4 in Quiver, which tracks MXNet's error layer by layer
 - detectors: the error is measured on the logits the scores come from (E, absolute); a softmax
   probability p (SSD) moves by at most 2 p (1 - p) times the logits' error, and so does YOLOv3's score
   p = sigmoid(a) sigmoid(b) (objectness times class: it moves by at most p (2 - sigmoid(a) - sigmoid(b)) E,
-  and 2 - u - v <= 2 (1 - u v) for u, v in (0, 1)), so a score may differ by max(1e-4, 4 p (1 - p) E),
+  and 2 - u - v <= 2 (1 - u v) for u, v in (0, 1)), and CenterNet's p = sigmoid(a) moves by at most
+  p (1 - p) E, so a score may differ by max(1e-4, 4 p (1 - p) E),
   again twice MXNet's own share.
 
 QUIVER_CONFORMANCE_DIR names the fixture directory (tests/conformance/make_fixtures.sh prints it).
@@ -154,9 +155,10 @@ def test_detection_matching_rejects_real_differences(quiver_rows, logit_error, m
 
 def detection_outputs(outputs, size):
     """GluonCV's three outputs (ids, scores, boxes in pixels) from either detector output form; rows of
-    MultiBoxDetection's single output whose class is -1 (suppressed, or past nms_topk) become padding."""
+    MultiBoxDetection's single output whose class is -1 (suppressed, or past nms_topk) become padding.
+    CenterNet's ids and scores are (N, K), the others' (N, K, 1)."""
     if len(outputs) == 3:
-        return outputs
+        return [o[..., None] if o.ndim == 2 else o for o in outputs]
     rows = outputs[0].copy()
     rows[rows[..., 0] < 0] = -1
     return [rows[..., 0:1], rows[..., 1:2], rows[..., 2:6] * size]

@@ -1,5 +1,5 @@
-// zeros_like, ones_like, _zeros, _ones, _arange and _contrib_arange_like: outputs computed from the
-// attributes alone, written row-major.
+// zeros_like, ones_like, shape_array, _zeros, _ones, _arange and _contrib_arange_like: outputs computed
+// from the attributes and shapes alone, written row-major.
 #include <vector>
 
 #include "backends/cpu/dnnl_kernel.h"
@@ -45,6 +45,11 @@ KernelBuild BuildArangeLike(const KernelRequest& req) {
   return Finish(req.outputs[0].shape, ArangeLikeValues(req.attrs, req.outputs[0].shape));
 }
 
+KernelBuild BuildShapeArray(const KernelRequest& req) {
+  return Finish(req.outputs[0].shape, ShapeArrayValues(req.attrs, req.inputs[0].type.shape));
+}
+
+const CpuKernelRegistrar kShapeArray({"shape_array"}, BuildShapeArray);
 const CpuKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CpuKernelRegistrar kArange({"_arange"}, BuildArange);
 const CpuKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);

@@ -210,4 +210,25 @@ enum class RnnCell { kLstm, kGru, kRelu, kTanh };
 void RnnStep(RnnCell cell, const float* x, int64_t x_stride, const float* bx, const float* r, const float* bh, float* h,
              float* c, float* y, int64_t y_stride, int64_t batch, int64_t hidden, cudaStream_t stream);
 
+// gather_nd (ops/gather_nd.h): one thread per output element. An index out of range cannot fail the
+// run here as it does on the CPU: the slices it selects are written as NaN.
+struct GatherNDGeometry {
+  int m = 0;  // indexed axes, at most 10
+  int64_t dims[10] = {}, strides[10] = {};
+  int64_t positions = 1, slice = 1;
+};
+void GatherND(const GatherNDGeometry& g, const float* data, const float* indices, float* y, cudaStream_t stream);
+
+// topk (ops/topk.h) over rows of n elements (row r: outer r / inner, inner r % inner), one block per row:
+// a bitonic sort of (value, index) keys in `workspace` (TopKWorkspace(g) bytes). Equal values come out
+// by ascending index; the CPU keeps MXNet's unstable order, so the two agree where no values tie across
+// the k-th place or within the first k. NaN ranks above +inf, as on the CPU.
+struct TopKGeometry {
+  int64_t rows = 0, n = 0, inner = 1, k = 1;
+  enum Return { kValue, kIndices, kMask, kBoth } ret = kIndices;
+  bool ascend = false;
+};
+size_t TopKWorkspace(const TopKGeometry& g);
+void TopK(const TopKGeometry& g, const float* x, float* first, float* second, void* workspace, cudaStream_t stream);
+
 }  // namespace qv::cuda::launch

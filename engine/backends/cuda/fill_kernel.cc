@@ -1,6 +1,7 @@
-// zeros_like, ones_like, _zeros, _ones, _arange and _contrib_arange_like: values that depend on the
-// attributes and shapes alone, made on the host and uploaded once per node when the plan is built; a
-// run copies them into the output.
+// zeros_like, ones_like, shape_array, _zeros, _ones, _arange and _contrib_arange_like: values that depend
+// on the attributes and shapes alone, made on the host and uploaded once per node when the plan is built;
+// a run copies them into the output.
+#include <string>
 #include <vector>
 
 #include "backends/cuda/cuda_kernel.h"
@@ -15,8 +16,11 @@ namespace {
 KernelBuild Finish(const KernelRequest& req, DeviceConstantStore& constants,
                    const std::function<std::vector<float>()>& make) {
   const Shape& out = req.outputs[0].shape;
-  // Keyed by shape too: plans for other input shapes need other values.
-  auto values = constants.GetDerived(req.attrs.node() + "/values" + ShapeToString(out), req.device, make);
+  // Keyed by the shapes too: plans for other input shapes need other values (shape_array's output shape
+  // alone does not tell them apart).
+  std::string key = req.attrs.node() + "/values" + ShapeToString(out);
+  for (const auto& in : req.inputs) key += ShapeToString(in.type.shape);
+  auto values = constants.GetDerived(key, req.device, make);
   const size_t bytes = RowMajorBytes(req.outputs[0]);
   return RowMajorBuild(req, {}, MakeConstantCopy(std::move(values), bytes));
 }
@@ -43,6 +47,13 @@ KernelBuild BuildArangeLike(const KernelRequest& req, DeviceConstantStore& const
   return Finish(req, constants, [&attrs, out] { return ArangeLikeValues(attrs, out); });
 }
 
+KernelBuild BuildShapeArray(const KernelRequest& req, DeviceConstantStore& constants) {
+  const Attrs& attrs = req.attrs;
+  const Shape in = req.inputs[0].type.shape;
+  return Finish(req, constants, [&attrs, in] { return ShapeArrayValues(attrs, in); });
+}
+
+const CudaKernelRegistrar kShapeArray({"shape_array"}, BuildShapeArray);
 const CudaKernelRegistrar kFillLike({"zeros_like", "ones_like", "_zeros", "_ones"}, BuildFillLike);
 const CudaKernelRegistrar kArange({"_arange"}, BuildArange);
 const CudaKernelRegistrar kArangeLike({"_contrib_arange_like"}, BuildArangeLike);

@@ -415,6 +415,33 @@ TEST_CASE("GPU zeros_like, ones_like and _arange match the CPU", "[gpu]") {
   ExpectGpuMatchesCpu(g, {}, {qv_test::Random({8}, &rng)});
 }
 
+TEST_CASE("GPU topk, gather_nd and shape_array match the CPU", "[gpu]") {
+  // Distinct values: the GPU orders ties by index, the CPU in MXNet's unstable order.
+  qv_ref::Tensor x({2, 5, 700});
+  for (int64_t i = 0; i < x.size(); ++i) x.data[i] = static_cast<float>((i * 7919) % x.size()) * 0.01f - 30.f;
+  for (const char* axis : {"-1", "1", "None"})
+    for (const char* ret : {"value", "indices", "mask"})
+      for (const char* ascend : {"False", "True"}) {
+        GraphBuilder g;
+        g.Output(g.Op("topk", "topk", {{"axis", axis}, {"k", "4"}, {"ret_typ", ret}, {"is_ascend", ascend}},
+                      {g.Variable("data")}));
+        ExpectGpuMatchesCpu(g, {}, {x}, qv_test::Match::kExact);
+      }
+  GraphBuilder both;
+  const int top = both.Op("topk", "topk", {{"k", "0"}, {"ret_typ", "both"}}, {both.Variable("data")});
+  both.Output({top, 0});
+  both.Output({top, 1});
+  ExpectGpuMatchesCpu(both, {}, {x}, qv_test::Match::kExact);
+
+  std::mt19937 rng(11);
+  qv_ref::Tensor indices({2, 3, 4});
+  indices.data = {0, 1, -1, 1, 0, 1, -2, 0, 1, 0, 0, 1, 2, 0, 4, -3, 1, 2, 3, 4, 0, -1, 2, 1};
+  GraphBuilder gather;
+  gather.Output(gather.Op("gather_nd", "gather", {}, {gather.Variable("data"), gather.Variable("indices")}));
+  ExpectGpuMatchesCpu(gather, {}, {qv_test::Random({2, 5, 6}, &rng), indices}, qv_test::Match::kExact);
+  ExpectUnaryOp("shape_array", {}, {2, 3, 4, 5});
+}
+
 TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interleaved attention, masks", "[gpu]") {
   std::mt19937 rng(14);
   GraphBuilder ln;
