@@ -10,7 +10,7 @@ changed. MXNet runs bfloat16 only through AMP: each model is converted by mxnet.
 executor, oneDNN fusion on) and through gluon.SymbolBlock (no fusion: it rounds elsewhere), since the two
 round at different places and differ from each other by about as much as from float32.
 
-What is compared: a classifier's output; for the detector, its two outputs per anchor before
+What is compared: a classifier's (last) output; for the detector, its two outputs per anchor before
 non-maximum suppression (its final detections are a selection from them, which small errors reorder):
 the class logits (the input of the last softmax) and the decoded boxes (box_decode's output). For the
 detector the directory holds its float32 symbol with these two outputs appended, which is what MXNet ran
@@ -56,7 +56,8 @@ def make_model(out_dir, conformance_dir, model):
         sym = AMP.with_per_anchor(sym)
         sym.save(os.path.join(out_dir, symbol_file))
     else:
-        compared, first, symbol_file = ("output",), 0, None
+        # The last output, as the test reads it (a model may have several: a feature pyramid's heads).
+        compared, first, symbol_file = ("output",), len(sym.list_outputs()) - 1, None
     s16, a16, x16 = amp.convert_model(sym, dict(args), dict(auxs), target_dtype="bfloat16",
                                       cast_optional_params=True)
     amp_prefix = os.path.join(out_dir, "_tmp_amp_" + name)
