@@ -1,6 +1,7 @@
 #include "ops/sequence_last.h"
 
 #include "common/error.h"
+#include "ops/sequence_inputs.h"
 
 namespace qv {
 
@@ -22,18 +23,12 @@ namespace {
 
 class SequenceLastOp : public OpDef {
  public:
-  std::vector<std::string> InputNames(const Attrs& attrs) const override {
-    if (attrs.GetBool("use_sequence_length", false)) return {"data", "sequence_length"};
-    return {"data"};
-  }
+  std::vector<std::string> InputNames(const Attrs& attrs) const override { return SequenceInputNames(attrs); }
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, InputNames(attrs).size());
     ExpectFloat32(attrs, in);
     const SequenceLastGeometry g = ResolveSequenceLast(attrs, in[0].shape);
-    if (g.use_length)
-      Check(in[1].shape == Shape{g.batch}, Status::kShape,
-            attrs.Where() + "sequence_length has shape " + ShapeToString(in[1].shape) + ", expected (" +
-                std::to_string(g.batch) + ") for data " + ShapeToString(in[0].shape));
+    ExpectSequenceLengths(attrs, in, g.batch);
     Shape out = in[0].shape;
     out.erase(out.begin() + (g.batch_major ? 1 : 0));
     return {{out, DType::kFloat32}};

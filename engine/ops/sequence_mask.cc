@@ -2,6 +2,7 @@
 // (batch, seq, ...) for axis 1, and a length per batch entry; positions at or past a sequence's
 // length become `value`. Without use_sequence_length it is the identity.
 #include "common/error.h"
+#include "ops/sequence_inputs.h"
 #include "ops/transformer_ops.h"
 
 namespace qv {
@@ -24,18 +25,12 @@ namespace {
 
 class SequenceMaskOp : public OpDef {
  public:
-  std::vector<std::string> InputNames(const Attrs& attrs) const override {
-    if (attrs.GetBool("use_sequence_length", false)) return {"data", "sequence_length"};
-    return {"data"};
-  }
+  std::vector<std::string> InputNames(const Attrs& attrs) const override { return SequenceInputNames(attrs); }
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, InputNames(attrs).size());
     ExpectFloat32(attrs, in);
     const SequenceMaskGeometry g = ResolveSequenceMask(attrs, in[0].shape);
-    if (in.size() == 2)
-      Check(in[1].shape == Shape{g.batch}, Status::kShape,
-            attrs.Where() + "sequence_length has shape " + ShapeToString(in[1].shape) + ", data " +
-                ShapeToString(in[0].shape) + " needs " + ShapeToString({g.batch}));
+    ExpectSequenceLengths(attrs, in, g.batch);
     return {in[0]};
   }
 };
