@@ -62,8 +62,9 @@ GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
 SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
 SYMBOLIC_DENSE = ["mxnet_symbolic_fpn"]
 # mx-rcnn's symbolic Faster R-CNN in its deploy form (Proposal + ROIPooling), inputs data and im_info:
-# batch 1 only (Proposal takes one image); its cases are (1, size) at two sizes.
-SYMBOLIC_RCNN = {"mxnet_symbolic_rcnn": [(1, 256), (1, 192)]}
+# batch 1 only (Proposal takes one image), at two sizes; and the form MXNet 1.9.1's rcnn example builds
+# (softmax over axis 1, MultiProposal), which takes a batch.
+SYMBOLIC_RCNN = {"mxnet_symbolic_rcnn": [(1, 256), (1, 192)], "mxnet_symbolic_rcnn_multi": [(2, 192), (1, 256)]}
 # Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
 SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
@@ -218,12 +219,13 @@ RCNN_CLASSES = 4
 RCNN_STRIDE = 8
 
 
-def symbolic_rcnn(classes=RCNN_CLASSES):
+def symbolic_rcnn(multi=False, classes=RCNN_CLASSES):
     """A small Faster R-CNN as mx-rcnn builds its test symbol: a stride-8 backbone of three convolutions,
     the RPN head (rpn_cls_score -> Reshape (0, 2, -1, 0) -> SoftmaxActivation mode=channel -> Reshape
     (0, 2A, -1, 0) -> Proposal with im_info), ROIPooling of the backbone's map at 1/8, a fully connected
-    head giving cls_prob (softmax) and bbox_pred, both reshaped to (1, rois, ...). Outputs: rois
-    (300, 5), cls_prob (1, 300, classes), bbox_pred (1, 300, 4 classes)."""
+    head giving cls_prob (softmax) and bbox_pred, both reshaped to (N, 300, ...). Outputs: rois
+    (N x 300, 5), cls_prob (N, 300, classes), bbox_pred (N, 300, 4 classes). `multi`: as MXNet 1.9.1's
+    example/rcnn, softmax over axis 1 and MultiProposal."""
     sym = mx.sym
     scales, ratios = (2, 4, 8), (0.5, 1, 2)
     anchors = len(scales) * len(ratios)
@@ -236,24 +238,26 @@ def symbolic_rcnn(classes=RCNN_CLASSES):
                          act_type="relu")
     rpn_cls_score = sym.Convolution(rpn, num_filter=2 * anchors, kernel=(1, 1), name="rpn_cls_score")
     rpn_bbox_pred = sym.Convolution(rpn, num_filter=4 * anchors, kernel=(1, 1), name="rpn_bbox_pred")
-    rpn_cls_prob = sym.SoftmaxActivation(sym.Reshape(rpn_cls_score, shape=(0, 2, -1, 0), name="rpn_cls_score_reshape"),
-                                         mode="channel", name="rpn_cls_prob")
+    rpn_cls_score = sym.Reshape(rpn_cls_score, shape=(0, 2, -1, 0), name="rpn_cls_score_reshape")
+    rpn_cls_prob = (sym.softmax(rpn_cls_score, axis=1, name="rpn_cls_prob") if multi else
+                    sym.SoftmaxActivation(rpn_cls_score, mode="channel", name="rpn_cls_prob"))
     rpn_cls_prob = sym.Reshape(rpn_cls_prob, shape=(0, 2 * anchors, -1, 0), name="rpn_cls_prob_reshape")
-    rois = sym.contrib.Proposal(cls_prob=rpn_cls_prob, bbox_pred=rpn_bbox_pred, im_info=sym.Variable("im_info"),
+    proposal = sym.contrib.MultiProposal if multi else sym.contrib.Proposal
+    rois = proposal(cls_prob=rpn_cls_prob, bbox_pred=rpn_bbox_pred, im_info=sym.Variable("im_info"),
                                 name="rois", feature_stride=RCNN_STRIDE, scales=scales, ratios=ratios,
                                 rpn_pre_nms_top_n=6000, rpn_post_nms_top_n=300, threshold=0.7, rpn_min_size=8)
     pool = sym.ROIPooling(x, rois, pooled_size=(4, 4), spatial_scale=1.0 / RCNN_STRIDE, name="roi_pool")
     fc = sym.Activation(sym.FullyConnected(sym.Flatten(pool), num_hidden=64, name="fc6"), act_type="relu")
     cls_prob = sym.softmax(sym.FullyConnected(fc, num_hidden=classes, name="cls_score"), name="cls_prob")
     bbox_pred = sym.FullyConnected(fc, num_hidden=4 * classes, name="bbox_pred")
-    return sym.Group([rois, sym.Reshape(cls_prob, shape=(1, -1, classes), name="cls_prob_reshape"),
-                      sym.Reshape(bbox_pred, shape=(1, -1, 4 * classes), name="bbox_pred_reshape")])
+    return sym.Group([rois, sym.Reshape(cls_prob, shape=(-1, 300, classes), name="cls_prob_reshape"),
+                      sym.Reshape(bbox_pred, shape=(-1, 300, 4 * classes), name="bbox_pred_reshape")])
 
 
-def rcnn_im_info(size):
-    """mx-rcnn's im_info (height, width, scale) of an image resized into `size` and padded: the image
+def rcnn_im_info(batch, size):
+    """mx-rcnn's im_info rows (height, width, scale) of images resized into `size` and padded: each image
     ends short of the padded input, so Proposal drops the anchors past it."""
-    return np.array([[size - 12, size - 21, 1.0]], np.float32)
+    return np.array([[size - 12, size - 21, 1.0], [size - 30, size - 9, 0.8]][:batch], np.float32)
 
 
 def initialize_symbol(sym, size, rng, **shapes):
@@ -434,26 +438,28 @@ def export(name, cases, out_dir, tmp_dir):
 def with_proposal_scores(sym):
     """The symbol with its Proposal's scores (output_score) appended as the last output."""
     graph = json.loads(sym.tojson())
-    index = next(i for i, n in enumerate(graph["nodes"]) if n["op"] == "_contrib_Proposal")
+    proposals = ("_contrib_Proposal", "_contrib_MultiProposal")
+    index = next(i for i, n in enumerate(graph["nodes"]) if n["op"] in proposals)
     graph["nodes"][index]["attrs"]["output_score"] = "True"
     graph["heads"].append([index, 1, 0])
     return mx.sym.load_json(json.dumps(graph))
 
 
 def export_rcnn(name, cases, out_dir, tmp_dir):
-    """mx-rcnn's deploy symbol (symbolic_rcnn()) with calibrated random weights; per (1, size) case the
+    """mx-rcnn's deploy symbol (symbolic_rcnn()) with calibrated random weights; per (batch, size) case the
     inputs data and im_info, MXNet's three outputs, and each roi's RPN score ("rpn_scores": Proposal's
-    output_score, which decides the rois' order and which of them survive). "mxnet_float32_error" is
+    output_score, which decides the rois' order and which of them survive). The same network with those
+    scores as a fourth output is saved too, as "scored_prefix", for the test to read Quiver's. "mxnet_float32_error" is
     MXNet float32 against float64 on the RPN's outputs (Proposal's inputs, relative to their scale):
     Proposal itself runs in float32 only."""
     seed = zlib.crc32(name.encode()) % (2 ** 31)
     rng = np.random.RandomState(seed)
     mx.random.seed(seed)
     size = cases[0][1]
-    sym = symbolic_rcnn()
+    sym = symbolic_rcnn(multi=name.endswith("_multi"))
     args, auxs = initialize_symbol(sym, size, rng, im_info=(1, 3))
     calib = mx.nd.array(rng.normal(0, 1, (1, 3) + hw(size)).astype(np.float32))
-    calibrate(sym, args, auxs, calib, rng, inputs={"im_info": mx.nd.array(rcnn_im_info(size))})
+    calibrate(sym, args, auxs, calib, rng, inputs={"im_info": mx.nd.array(rcnn_im_info(1, size))})
     # Trained RPNs predict small corrections to their anchors: deltas of about 0.3, not unit-scale.
     for p in ("rpn_bbox_pred_weight", "rpn_bbox_pred_bias"):
         args[p] = args[p] * 0.3
@@ -463,11 +469,15 @@ def export_rcnn(name, cases, out_dir, tmp_dir):
     model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", names, prefix + "-0000.params")
     model.hybridize()
     scored = with_proposal_scores(mx.sym.load(prefix + "-symbol.json"))
+    scored.save(prefix + "_scored-symbol.json")
+    shutil.copy(prefix + "-0000.params", prefix + "_scored-0000.params")
     internals = sym.get_internals()
     rpn = mx.sym.Group([internals["rpn_cls_score_output"], internals["rpn_bbox_pred_output"]])
-    entry = {"name": name, "prefix": name, "task": "rcnn", "cases": [], "refused": []}
+    entry = {"name": name, "prefix": name, "scored_prefix": name + "_scored", "task": "rcnn", "cases": [],
+             "refused": []}
     for batch, size in cases:
-        feed = {"data": rng.normal(0, 1, (batch, 3) + hw(size)).astype(np.float32), "im_info": rcnn_im_info(size)}
+        feed = {"data": rng.normal(0, 1, (batch, 3) + hw(size)).astype(np.float32),
+                "im_info": rcnn_im_info(batch, size)}
         outs = [o.asnumpy() for o in model(*[mx.nd.array(feed[k]) for k in names])]
         ex = scored.bind(mx.cpu(), args=dict(args, **{k: mx.nd.array(v) for k, v in feed.items()}), grad_req="null")
         scored_outs = [o.asnumpy() for o in ex.forward(is_train=False)]

@@ -22,7 +22,8 @@ Proposals RunProposal(const std::string& op, const AttrMap& attrs, const Tensor&
   AttrMap with_score = attrs;
   with_score["output_score"] = "True";
   GraphBuilder g;
-  const int node = g.Op(op, "rois", with_score, {g.Variable("cls_prob"), g.Variable("bbox_pred"), g.Variable("im_info")});
+  const int node =
+      g.Op(op, "rois", with_score, {g.Variable("cls_prob"), g.Variable("bbox_pred"), g.Variable("im_info")});
   g.Output({node, 0});
   g.Output({node, 1});
   const std::vector<Tensor> out = Run(g, {cls, deltas, info});
@@ -61,8 +62,8 @@ Proposals Reference(const std::vector<float>& scales, const std::vector<float>& 
           auto at = [&](const Tensor& t, int64_t channel) {
             return t.data[static_cast<size_t>(((n * t.shape[1] + channel) * H + h) * W + w)];
           };
-          const float x1 = base[a][0] + static_cast<float>(w * stride), y1 = base[a][1] + static_cast<float>(h * stride);
-          const float x2 = base[a][2] + static_cast<float>(w * stride), y2 = base[a][3] + static_cast<float>(h * stride);
+          const float sx = static_cast<float>(w * stride), sy = static_cast<float>(h * stride);
+          const float x1 = base[a][0] + sx, y1 = base[a][1] + sy, x2 = base[a][2] + sx, y2 = base[a][3] + sy;
           const float bw = x2 - x1 + 1.f, bh = y2 - y1 + 1.f;
           const float cx = x1 + 0.5f * (bw - 1.f), cy = y1 + 0.5f * (bh - 1.f);
           const float px = at(deltas, a * 4) * bw + cx, py = at(deltas, a * 4 + 1) * bh + cy;
@@ -118,9 +119,8 @@ struct Inputs {
 };
 
 Inputs RandomInputs(int64_t n, int64_t anchors, int64_t h, int64_t w, const std::vector<float>& info, unsigned seed) {
-  Inputs in{RandomTensor({n, 2 * anchors, h, w}, seed, 0.f, 1.f), RandomTensor({n, 4 * anchors, h, w}, seed + 1, -0.5f, 0.5f),
-            Tensor({n, 3}, info)};
-  return in;
+  return {RandomTensor({n, 2 * anchors, h, w}, seed, 0.f, 1.f),
+          RandomTensor({n, 4 * anchors, h, w}, seed + 1, -0.5f, 0.5f), Tensor({n, 3}, info)};
 }
 
 }  // namespace
@@ -144,7 +144,8 @@ TEST_CASE("Proposal's anchors are MXNet's, ratios outer and scales inner, at eac
   for (int a = 0; a < 9; ++a) {
     want_scores.data[static_cast<size_t>(a)] = 0.9f - 0.01f * a;
     want.data[static_cast<size_t>(a * 5)] = 0;
-    for (int k = 0; k < 4; ++k) want.data[static_cast<size_t>(a * 5 + 1 + k)] = std::clamp(famous[a][k] + 160.f, 0.f, 319.f);
+    for (int k = 0; k < 4; ++k)
+      want.data[static_cast<size_t>(a * 5 + 1 + k)] = std::clamp(famous[a][k] + 160.f, 0.f, 319.f);
   }
   ExpectClose(got.rois, want, "the anchors of place (10, 10)", 0.0);
   ExpectClose(got.scores, want_scores, "scores", 0.0);
@@ -214,7 +215,8 @@ TEST_CASE("Proposal and MultiProposal match the plain reference", "[ops][proposa
 TEST_CASE("Proposal refuses what MXNet refuses", "[ops][proposal]") {
   const Inputs two = RandomInputs(2, 12, 4, 4, {64, 64, 1, 64, 64, 1}, 3);
   GraphBuilder g;
-  g.Output(g.Op("_contrib_Proposal", "rois", {}, {g.Variable("cls_prob"), g.Variable("bbox_pred"), g.Variable("im_info")}));
+  g.Output(g.Op("_contrib_Proposal", "rois", {},
+                {g.Variable("cls_prob"), g.Variable("bbox_pred"), g.Variable("im_info")}));
   ExpectMessage(FailureOf([&] { Run(g, {two.cls, two.deltas, two.info}); }), "rois", {"one image", "MultiProposal"});
   // 12 anchors by default: 4 scales x 3 ratios.
   const Inputs wrong = RandomInputs(1, 9, 4, 4, {64, 64, 1}, 3);
