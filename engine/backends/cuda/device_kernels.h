@@ -83,6 +83,11 @@ void Softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inne
 void SoftmaxWithLength(const float* x, const float* lengths, float* y, int64_t outer, int64_t axis, int64_t inner,
                        float inv_temperature, cudaStream_t stream);
 
+// GroupNorm over `count` contiguous groups of `size` values; group i is scaled by gamma_beta[i % groups]
+// and shifted by gamma_beta[groups + i % groups].
+void GroupNorm(const float* x, const float* gamma_beta, float* y, int64_t count, int64_t groups, int64_t size,
+               float eps, cudaStream_t stream);
+
 // The transformer operators (ops/transformer_math.h), one thread per lane or output element.
 void LayerNorm(const float* x, const float* gamma, const float* beta, float* y, int64_t outer, int64_t axis,
                int64_t inner, float eps, cudaStream_t stream);
