@@ -62,6 +62,10 @@ POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), 
 # with GroupNorm(32) in place of BatchNorm ("resnet50_v1b_gn", built by build()).
 GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c", "se_resnext50_32x4d", "resnest50", "xception", "nasnet_4_1056",
                        "residualattentionnet56", "resnet50_v1b_gn"]
+# Calibration batches other than 2: ResNeSt's split attention normalises globally pooled features with
+# BatchNorm, one value per sample and channel, whose statistics two samples measure poorly: calibrated on
+# 2, MXNet's own float32 error against float64 reaches 11% of the output scale; on 8, 1.1e-3.
+CALIBRATION_BATCH = {"resnest50": 8}
 # Dense regression with GluonCV: Monodepth2's disparities at four scales, (height, width) sizes.
 DEPTH = {"monodepth2_resnet18_kitti_stereo_640x192": {"native": (192, 640), "other": (96, 320)}}
 # Action recognition (GluonCV, 3-D convolution and pooling): clips (N, 3, frames, H, W) of a fixed
@@ -372,7 +376,7 @@ def export(name, cases, out_dir, tmp_dir):
     mx.random.seed(seed)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
     size = cases[0][1] if name in SEGMENTERS else native_size(name)
-    calib = mx.nd.array(rng.normal(0, 1, input_shape(name, 2, size)).astype(np.float32))
+    calib = mx.nd.array(rng.normal(0, 1, input_shape(name, CALIBRATION_BATCH.get(name, 2), size)).astype(np.float32))
     if name in SYMBOLIC_DETECTORS + SYMBOLIC_DENSE:
         sym = symbolic_ssd() if name in SYMBOLIC_DETECTORS else symbolic_fpn()
         args, auxs = initialize_symbol(sym, size, rng)
