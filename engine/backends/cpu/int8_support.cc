@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/cpu/cpu_precision.h"
+
 namespace qv::cpu {
 
 dnnl::memory::data_type DnnlType(DType type) {
@@ -26,8 +28,13 @@ Quantization Int8Output(const Int8Hints& hints) {
   return {Int8Hints::Step(hints.out_range, levels), levels};
 }
 
+WeightGrid Int8WeightGrid(float model_levels, bool convolution_on_s8_data) {
+  if (HasInt8DotProducts()) return {model_levels, 1};
+  return {63.f, convolution_on_s8_data ? 2 : 1};
+}
+
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
-                            bool channelwise, float levels) {
+                            bool channelwise, WeightGrid grid) {
   const int64_t channels = plain.get_dims()[0] * (plain.get_dims().size() == 5 ? plain.get_dims()[1] : 1);
   const int64_t count = ElementCount(weight->type().shape);
   const int64_t scale_count = channelwise ? channels : 1;
@@ -41,11 +48,12 @@ Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, con
       float largest = 0;
       for (int64_t i = 0; i < per_scale; ++i) largest = std::max(largest, std::fabs(begin[i]));
       // MXNet multiplies by levels / max |w|; the kernel multiplies back by its inverse.
-      const float inverse = largest > 0 ? levels / largest : 1.f;
-      scales[s] = 1.f / inverse;
+      const float inverse = largest > 0 ? grid.levels / largest : 1.f;
+      scales[s] = 1.f / (inverse * static_cast<float>(grid.factor));
       // Round to nearest even, saturating, as oneDNN's reorders (MXNet's quantizer) do.
       for (int64_t i = 0; i < per_scale; ++i)
-        q[s * per_scale + i] = static_cast<int8_t>(std::clamp(std::nearbyint(begin[i] * inverse), -128.f, 127.f));
+        q[s * per_scale + i] = static_cast<int8_t>(
+            std::clamp(std::nearbyint(begin[i] * inverse), -128.f, 127.f) * static_cast<float>(grid.factor));
     }
     auto reordered = ReorderConstant(q.data(), plain, packed);
     auto buffer = AllocateConstant(scales_at + scales.size() * sizeof(float));
