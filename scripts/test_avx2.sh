@@ -32,5 +32,5 @@ python="$(bash scripts/build_python.sh)"
 # Of tests/int8's comparison with MXNet's calibration, the tests that run int8 (the rest compares
 # float32 calibration files, as scripts/test.sh does; all of it takes 4 min). The conformance suite
 # (1 min more) is left to scripts/test.sh on an AVX2-only CPU.
-"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/amp tests/int8/test_int8_mxnet.py \
-  tests/int8/test_int8_ssd.py tests/int8/test_calibrate_mxnet.py -k "not test_calibrate_mxnet or int8_error or accuracy"
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/amp tests/int8 \
+  -k "not test_calibrate_mxnet or int8_error or accuracy"
