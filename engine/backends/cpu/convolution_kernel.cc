@@ -80,8 +80,7 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
       strides, dilates, pad, pad, attr);
   const Desc src = pd.src_desc(), dst = pd.dst_desc();
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, PlainWeights(p, wdims, memory::data_type::s8),
-                                        pd.weights_desc(), h.channelwise,
-                                        Int8WeightGrid(h.weight_levels, in.type == memory::data_type::s8));
+                                        pd.weights_desc(), h.channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,

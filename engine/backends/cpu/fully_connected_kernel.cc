@@ -37,7 +37,7 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   src = pd.src_desc();
   const Desc input_desc = view_4d ? src : PlainDesc(x, in.type);
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
-                                        pd.weights_desc(), h.channelwise, Int8WeightGrid(h.weight_levels, false));
+                                        pd.weights_desc(), h.channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   // src is the input's layout, or a 2-D view of its row-major bytes: the scale follows the same bytes.

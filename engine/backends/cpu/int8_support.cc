@@ -8,6 +8,24 @@
 #include "backends/cpu/cpu_precision.h"
 
 namespace qv::cpu {
+namespace {
+
+// How weights become integers (int8_support.h, QuantizeWeights): max |w| is `levels` steps, each
+// rounded integer then multiplied by `factor`.
+struct WeightGrid {
+  float levels;
+  int factor;
+};
+
+WeightGrid Int8WeightGrid(float model_levels, const Desc& plain, const Desc& packed) {
+  if (HasInt8DotProducts()) return {model_levels, 1};
+  // Every weight 2: the packed layout's first element is the tensor's first, 1 where the reorder halves.
+  const std::vector<int8_t> twos(plain.get_size(), 2);
+  const auto reordered = ReorderConstant(twos.data(), plain, packed);
+  return {63.f, *static_cast<const int8_t*>(reordered.get()) == 1 ? 2 : 1};
+}
+
+}  // namespace
 
 dnnl::memory::data_type DnnlType(DType type) {
   switch (type) {
@@ -28,18 +46,14 @@ Quantization Int8Output(const Int8Hints& hints) {
   return {Int8Hints::Step(hints.out_range, levels), levels};
 }
 
-WeightGrid Int8WeightGrid(float model_levels, bool convolution_on_s8_data) {
-  if (HasInt8DotProducts()) return {model_levels, 1};
-  return {63.f, convolution_on_s8_data ? 2 : 1};
-}
-
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
-                            bool channelwise, WeightGrid grid) {
+                            bool channelwise, float model_levels) {
   const int64_t channels = plain.get_dims()[0] * (plain.get_dims().size() == 5 ? plain.get_dims()[1] : 1);
   const int64_t count = ElementCount(weight->type().shape);
   const int64_t scale_count = channelwise ? channels : 1;
   const size_t scales_at = (packed.get_size() + 63) / 64 * 64;
   auto data = cache.GetDerived(weight, packed, [&](const float* w) {
+    const WeightGrid grid = Int8WeightGrid(model_levels, plain, packed);
     const int64_t per_scale = count / scale_count;
     std::vector<float> scales(static_cast<size_t>(scale_count));
     std::vector<int8_t> q(static_cast<size_t>(count));

@@ -20,35 +20,26 @@ Int8Input Int8InputOf(const ValueInfo& data, const Int8Hints& hints);
 // The output's quantization (hints.out_type int8 or uint8).
 Quantization Int8Output(const Int8Hints& hints);
 
-// How a kernel's weights become integers: max |w| (per output channel or per tensor) is `levels` steps,
-// each rounded integer then multiplied by `factor`.
+// `weight` (float32, its output channels on axis 0) as int8 in `packed` (a primitive's weights
+// descriptor; `plain` is the same tensor row-major in int8), with the scales that undo the
+// quantization: per output channel or one for the tensor. `scales` points into the same cached buffer.
 //
-// With int8 dot products (HasInt8DotProducts) these are the model's levels, as MXNet quantizes. Without
+// With int8 dot products (HasInt8DotProducts) max |w| is `model_levels` steps, as MXNet quantizes. Without
 // them oneDNN multiplies u8 data (s8 data shifted by +128 into u8) by s8 weights with vpmaddubsw, which
 // adds each two neighbouring products into 16 bits with saturation: 255 x 127 x 2 = 64770 does not fit
 // in 32767. oneDNN leaves avoiding that to the caller (its guide, "Nuances of int8 computations"),
-// except in convolutions on s8 data, whose weights its reorder halves and whose kernels multiply the
-// result back (scale_adjust 0.5 in every x64 convolution). So there the weights get 7 bits, 63 levels
-// (255 x 63 x 2 = 32130 fits): the integers as they are for an inner product or a convolution on u8
-// data, doubled (even, at most 126, which oneDNN halves exactly) for a convolution on s8 data. The
-// products are then exact again, at half the weights' resolution.
-struct WeightGrid {
-  float levels;
-  int factor;
-};
-WeightGrid Int8WeightGrid(float model_levels, bool convolution_on_s8_data);
-
-// `weight` (float32, its output channels on axis 0) as int8 in `packed` (a primitive's weights
-// descriptor; `plain` is the same tensor row-major in int8) on `grid`, with the scales that undo the
-// quantization: per output channel or one for the tensor, each max |w| / (levels x factor). `scales`
-// points into the same cached buffer.
+// except where its weights reorder halves them and the kernel multiplies the result back (scale_adjust
+// 0.5: its convolutions on s8 data). So there the weights get 7 bits, 63 levels (255 x 63 x 2 = 32130
+// fits): the integers as they are, or doubled (even, at most 126, halved exactly) where the reorder
+// into the primitive's layout halves weights, which one probe reorder tells. The products are then
+// exact again, at half the weights' resolution.
 struct Int8Weights {
   std::shared_ptr<void> data;
   std::shared_ptr<void> scales;
   int64_t scale_count;
 };
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
-                            bool channelwise, WeightGrid grid);
+                            bool channelwise, float model_levels);
 
 // The arguments of an int8 convolution or inner product: data from input 0 with the scale stored
 // after it, output 0 (an int8 output's fixed scale `out` written before the primitive reads it), the
