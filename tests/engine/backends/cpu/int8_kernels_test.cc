@@ -7,7 +7,7 @@
 // neighbouring steps, so every output is within one output step of the reference (for float32
 // outputs: 1e-5 of the magnitude), and almost all (99%) equal it. On a CPU without int8 dot products
 // (AVX2, or ONEDNN_MAX_CPU_ISA=AVX2) the weights are on the 7-bit grid the runtime uses there
-// (backends/cpu/int8_support.h: Int8WeightGrid), and the sums are still exact.
+// (backends/cpu/int8_support.h: QuantizeWeights), and the sums are still exact.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
