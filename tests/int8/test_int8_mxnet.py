@@ -11,7 +11,7 @@ over a network those single-step moves change which rounding errors add up, not 
 without int8 dot products (AVX2; ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 emulates one) Quiver's
 weights have 7 bits and the bound is 3 |M - F| (int8_support.error_bound_factor); there MXNet keeps 8
 bits and lets oneDNN's 16-bit pair sums saturate (measured, digits CNN calib_mode none: MXNet 0.074 of
-the logits' scale where it is 0.014 with VNNI; Quiver 0.024).
+the logits' scale where it is 0.014 with VNNI; Quiver 0.015).
 
 Where MXNet 1.9.1 is itself wrong, Quiver is not made to agree:
   * ResNet v1's downsampling blocks add an int8 residual into a uint8 output; MXNet then writes that

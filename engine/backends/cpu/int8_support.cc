@@ -78,6 +78,8 @@ Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, con
   return {data, std::shared_ptr<void>(data, static_cast<char*>(data.get()) + scales_at), scale_count};
 }
 
+bool Int8ChannelwiseWeights(const Int8Hints& hints) { return hints.channelwise || !HasInt8DotProducts(); }
+
 Int8Args MakeInt8Args(const Desc& src, const Desc& dst, const Desc& weights, const Int8Weights& w,
                       std::shared_ptr<void> bias, const Desc& bias_desc, const Quantization* out) {
   Int8Args a;

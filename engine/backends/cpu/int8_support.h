@@ -33,6 +33,10 @@ Quantization Int8Output(const Int8Hints& hints);
 // fits): the integers as they are, or doubled (even, at most 126, halved exactly) where the reorder
 // into the primitive's layout halves weights, which one probe reorder tells. The products are then
 // exact again, at half the weights' resolution.
+//
+// Where the model gives its weights one scale (MXNet's inner products, and convolutions calibrated
+// with calib_mode='none'), Int8ChannelwiseWeights gives them one per output channel without int8 dot
+// products, which takes back part of the 7 bits' loss (each channel's grid spans its own range).
 struct Int8Weights {
   std::shared_ptr<void> data;
   std::shared_ptr<void> scales;
@@ -40,6 +44,10 @@ struct Int8Weights {
 };
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
                             bool channelwise, float model_levels);
+
+// Whether an int8 kernel's weights get one scale per output channel: where the model says so, and
+// always on a CPU without int8 dot products (above).
+bool Int8ChannelwiseWeights(const Int8Hints& hints);
 
 // The arguments of an int8 convolution or inner product: data from input 0 with the scale stored
 // after it, output 0 (an int8 output's fixed scale `out` written before the primitive reads it), the

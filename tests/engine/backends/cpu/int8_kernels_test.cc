@@ -47,9 +47,12 @@ std::pair<Tensor, float> Integers(Tensor t, const Quant& q) {
 }
 
 // Weights as int8 per output channel (axis 0) or per tensor, and each channel's step: `levels` steps
-// over max |w| as the model says, or 63 (7 bits) where oneDNN's products would saturate with 8.
-std::pair<Tensor, std::vector<float>> WeightIntegers(Tensor w, bool channelwise, float model_levels) {
-  const float levels = qv::cpu::HasInt8DotProducts() ? model_levels : 63.f;
+// over max |w| as the model says, or, where oneDNN's products would saturate with 8 bits, 63 (7 bits)
+// over each channel's own max |w|.
+std::pair<Tensor, std::vector<float>> WeightIntegers(Tensor w, bool model_channelwise, float model_levels) {
+  const bool dot_products = qv::cpu::HasInt8DotProducts();
+  const float levels = dot_products ? model_levels : 63.f;
+  const bool channelwise = model_channelwise || !dot_products;
   const int64_t channels = w.shape[0], per = w.size() / channels;
   std::vector<float> steps(channels);
   float global = 0;
