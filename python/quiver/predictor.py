@@ -45,7 +45,7 @@ class Predictor:
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
         precision: what the model computes in: ``"float32"`` (the default), ``"bfloat16"`` (on CPUs
             with native bfloat16 instructions; about 3 significant digits), ``"int8"`` (models that
-            carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with VNNI) or
+            carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with AVX2) or
             ``"auto"`` (the fastest this CPU runs natively for this model). Inputs and outputs stay
             float32. See the README: Precision.
         max_batch_size, batch_timeout_us, instances, max_queue: keywords for the scheduling flags of

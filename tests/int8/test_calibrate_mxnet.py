@@ -33,7 +33,7 @@ export in that mode (M0):
     differ in the ranges' last digits only, which move single roundings: the same argument and
     factor as test_int8_mxnet.py's);
   * Quiver runs it at precision int8 within test_int8_mxnet.py's rule against MXNet's output of the
-    same file: |Q - F| <= 1.5 |M - F|;
+    same file: |Q - F| <= 1.5 |M - F| (3 on a CPU without int8 dot products: see test_int8_mxnet.py);
   * the digits CNN calibrated by Quiver keeps 98.3% of the 360 held-back digits in Quiver and in MXNet.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ import numpy as np
 import pytest
 
 import quiver
-from int8_support import load_manifest, not_run_without_int8_cpu, skip_or_fail
+from int8_support import error_bound_factor, load_manifest, not_run_without_int8_cpu, skip_or_fail
 
 INT8_DIR = Path(os.environ.get("QUIVER_INT8_DIR", ""))
 DIGITS_DIR = Path(os.environ.get("QUIVER_FIXTURES_DIR", ""))
@@ -190,7 +190,7 @@ def test_mxnet_and_quiver_run_it_with_int8_error_of_mxnets_size(calibrated, mode
     print(f"{name} {mode}: int8 error / scale: MXNet on its export {err_m0:.4f}, MXNet on Quiver's {err_m:.4f}, "
           f"Quiver on Quiver's {err_q:.4f}")
     assert err_m <= 1.5 * err_m0
-    assert err_q <= 1.5 * err_m
+    assert err_q <= error_bound_factor() * err_m
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -7,7 +7,11 @@ and the same per-channel weight scales, so its error against float32 is of the s
     |Q - F| <= 1.5 |M - F|      (maximum over outputs, per model and mode)
 1.5 and not 1: where Quiver rounds a float accumulation and MXNet an int32 one (its bias is rounded
 to int32, Quiver's stays float32), an intermediate value may land on the other neighbouring step;
-over a network those single-step moves change which rounding errors add up, not their size.
+over a network those single-step moves change which rounding errors add up, not their size. On a CPU
+without int8 dot products (AVX2; ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 emulates one) Quiver's
+weights have 7 bits and the bound is 3 |M - F| (int8_support.error_bound_factor); there MXNet keeps 8
+bits and lets oneDNN's 16-bit pair sums saturate (measured, digits CNN calib_mode none: MXNet 0.074 of
+the logits' scale where it is 0.014 with VNNI; Quiver 0.015).
 
 Where MXNet 1.9.1 is itself wrong, Quiver is not made to agree:
   * ResNet v1's downsampling blocks add an int8 residual into a uint8 output; MXNet then writes that
@@ -30,7 +34,7 @@ import numpy as np
 import pytest
 
 import quiver
-from int8_support import load_manifest, not_run_without_int8_cpu
+from int8_support import error_bound_factor, load_manifest, not_run_without_int8_cpu
 
 INT8_DIR = Path(os.environ.get("QUIVER_INT8_DIR", ""))
 DIGITS_DIR = Path(os.environ.get("QUIVER_FIXTURES_DIR", ""))
@@ -78,7 +82,7 @@ def test_int8_error_is_of_mxnets_size(manifest, name, mode):
     ours_error = float(np.abs(ours - f32).max()) / scale
     mxnet_error = float(np.abs(mxnet_int8 - f32).max()) / scale
     print(f"{name} {mode}: int8 error / scale: Quiver {ours_error:.4f}, MXNet {mxnet_error:.4f}")
-    assert ours_error <= 1.5 * mxnet_error
+    assert ours_error <= error_bound_factor() * mxnet_error
     assert ours_error < 1.0
     # Really int8: float32 on the same file (its float model, with MXNet's int8 inner-product weights)
     # computes something else.

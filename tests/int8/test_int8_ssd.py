@@ -7,7 +7,7 @@ quantized file (M); Quiver's int8 error (Q) must be of the size of MXNet's, for 
 (same calibration, grids and weight scales; where Quiver rounds a float accumulation and MXNet an
 int32 one, single values may land on the neighbouring step, which changes which errors add up, not
 their size):
-    max |Q - F| <= 1.5 max |M - F|
+    max |Q - F| <= 1.5 max |M - F|      (3 on a CPU without int8 dot products: see test_int8_mxnet.py)
 for the detector's two outputs per anchor, before non-maximum suppression: the class logits (the input
 of the last softmax: every score is a softmax of them) and the decoded boxes (box_decode's output:
 every box is one of them).
@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 
 import quiver
-from int8_support import load_manifest, not_run_without_int8_cpu
+from int8_support import error_bound_factor, load_manifest, not_run_without_int8_cpu
 
 SSD_DIR = Path(os.environ.get("QUIVER_INT8_SSD_DIR", ""))
 MODES = ("naive", "entropy", "none")
@@ -95,7 +95,7 @@ def test_int8_ssd_error_is_of_mxnets_size(manifest, tmp_path, mode):
         mxnet_error = float(np.abs(mxnet[key] - f32[key]).max())
         print(f"ssd {mode} {key}: int8 error / scale: Quiver {ours_error / scale:.4f}, MXNet {mxnet_error / scale:.4f} "
               f"(ratio {ours_error / mxnet_error:.2f})")
-        assert ours_error <= 1.5 * mxnet_error, key
+        assert ours_error <= error_bound_factor() * mxnet_error, key
         assert ours_error < scale, key
 
     # Every detection is one anchor's decoded box with the softmax of that anchor's logits as its score.

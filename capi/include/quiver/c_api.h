@@ -237,7 +237,7 @@ QV_EXPORT int QvWaitAll(void);
  *                            their quantized layers in int8 with the model's ranges; a model
  *                            without calibration fails with QV_ERR_INVALID_ARGUMENT
  *                 "auto"     the fastest the device runs natively (int8 for a calibrated model on a
- *                            CPU with avx512_vnni, else bfloat16 where the CPU has avx512_bf16, else
+ *                            CPU with AVX2, else bfloat16 where the CPU has avx512_bf16, else
  *                            float32); QvCachedOpGetPrecision says which
  *                 A precision the device cannot run natively fails with QV_ERR_UNSUPPORTED naming the
  *                 missing instructions; it never falls back silently.

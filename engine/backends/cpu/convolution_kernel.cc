@@ -79,7 +79,8 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   }
   dnnl::primitive_attr attr = ConvAttr(p, int8_out ? sum_quant.scale : 1.f, int8_out ? sum_type : memory::data_type::undef);
   attr.set_scales_mask(DNNL_ARG_SRC, 0);
-  attr.set_scales_mask(DNNL_ARG_WEIGHTS, h.channelwise ? (p.num_group > 1 ? 3 : 1) : 0);
+  const bool channelwise = Int8ChannelwiseWeights(h);
+  attr.set_scales_mask(DNNL_ARG_WEIGHTS, channelwise ? (p.num_group > 1 ? 3 : 1) : 0);
   if (int8_out) attr.set_scales_mask(DNNL_ARG_DST, 0);
 
   const memory::dims strides(p.stride.begin(), p.stride.end());
@@ -92,7 +93,7 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
       strides, dilates, pad, pad, attr);
   const Desc src = pd.src_desc(), dst = pd.dst_desc();
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, PlainWeights(p, wdims, memory::data_type::s8),
-                                        pd.weights_desc(), h.channelwise, h.weight_levels);
+                                        pd.weights_desc(), channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,

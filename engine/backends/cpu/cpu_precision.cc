@@ -17,12 +17,12 @@ bool HasNativeBFloat16(dnnl::cpu_isa isa) {
   return Includes(isa, dnnl::cpu_isa::avx512_core_bf16) || Includes(isa, dnnl::cpu_isa::avx2_vnni_2);
 }
 
-// int8 dot products: AVX512_VNNI (Cascade Lake, Zen 4 and later) or AVX-VNNI (Alder Lake and later).
-bool HasNativeInt8(dnnl::cpu_isa isa) {
+}  // namespace
+
+bool HasInt8DotProducts() {
+  const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   return Includes(isa, dnnl::cpu_isa::avx512_core_vnni) || Includes(isa, dnnl::cpu_isa::avx2_vnni);
 }
-
-}  // namespace
 
 Precision ResolveCpuPrecision(Precision requested) {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
@@ -34,9 +34,9 @@ Precision ResolveCpuPrecision(Precision requested) {
             "avx_vnni_int8), which this CPU lacks or ONEDNN_MAX_CPU_ISA hides; use 'float32' or 'auto'");
       return requested;
     case Precision::kInt8:
-      Check(HasNativeInt8(isa), Status::kUnsupported,
-            "precision 'int8' needs int8 dot-product instructions (avx512_vnni, or avx_vnni on AVX2 cores), "
-            "which this CPU lacks or ONEDNN_MAX_CPU_ISA hides; use 'float32' or 'auto'");
+      Check(Includes(isa, dnnl::cpu_isa::avx2), Status::kUnsupported,
+            "precision 'int8' needs AVX2 (oneDNN's int8 kernels), which this CPU lacks or ONEDNN_MAX_CPU_ISA "
+            "hides; use 'float32' or 'auto'");
       return requested;
     case Precision::kAuto: return HasNativeBFloat16(isa) ? Precision::kBFloat16 : Precision::kFloat32;
   }

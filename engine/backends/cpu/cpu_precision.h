@@ -13,6 +13,11 @@ namespace qv::cpu {
 // falls back to float32 for an explicit request).
 Precision ResolveCpuPrecision(Precision requested);
 
+// Whether oneDNN's int8 kernels multiply with int8 dot-product instructions (avx512_vnni, or avx_vnni
+// on AVX2 cores), which sum u8 x s8 products exactly; without them (AVX2, and AVX-512 before Cascade
+// Lake) they use vpmaddubsw, whose pairwise sums saturate at 16 bits (int8_support.h: QuantizeWeights).
+bool HasInt8DotProducts();
+
 // The data type a kernel computes in for a resolved precision (at int8, layers without int8 hints,
 // ops/int8_hints.h, compute in float32).
 dnnl::memory::data_type ComputeType(Precision precision);

@@ -29,7 +29,8 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, memory::data_type::f32, memory::format_tag::a);
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_scales_mask(DNNL_ARG_SRC, 0);
-  attr.set_scales_mask(DNNL_ARG_WEIGHTS, h.channelwise ? 1 : 0);
+  const bool channelwise = Int8ChannelwiseWeights(h);
+  attr.set_scales_mask(DNNL_ARG_WEIGHTS, channelwise ? 1 : 0);
   if (int8_out) attr.set_scales_mask(DNNL_ARG_DST, 0);
   const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
                                                          Desc(wdims, memory::data_type::s8, memory::format_tag::any),
@@ -37,7 +38,7 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   src = pd.src_desc();
   const Desc input_desc = view_4d ? src : PlainDesc(x, in.type);
   const Int8Weights w = QuantizeWeights(req.constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
-                                        pd.weights_desc(), h.channelwise, h.weight_levels);
+                                        pd.weights_desc(), channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   // src is the input's layout, or a 2-D view of its row-major bytes: the scale follows the same bytes.

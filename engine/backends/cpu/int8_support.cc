@@ -5,7 +5,27 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/cpu/cpu_precision.h"
+
 namespace qv::cpu {
+namespace {
+
+// How weights become integers (int8_support.h, QuantizeWeights): max |w| is `levels` steps, each
+// rounded integer then multiplied by `factor`.
+struct WeightGrid {
+  float levels;
+  int factor;
+};
+
+WeightGrid Int8WeightGrid(float model_levels, const Desc& plain, const Desc& packed) {
+  if (HasInt8DotProducts()) return {model_levels, 1};
+  // Every weight 2: the packed layout's first element is the tensor's first, 1 where the reorder halves.
+  const std::vector<int8_t> twos(plain.get_size(), 2);
+  const auto reordered = ReorderConstant(twos.data(), plain, packed);
+  return {63.f, *static_cast<const int8_t*>(reordered.get()) == 1 ? 2 : 1};
+}
+
+}  // namespace
 
 dnnl::memory::data_type DnnlType(DType type) {
   switch (type) {
@@ -27,12 +47,13 @@ Quantization Int8Output(const Int8Hints& hints) {
 }
 
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
-                            bool channelwise, float levels) {
+                            bool channelwise, float model_levels) {
   const int64_t channels = plain.get_dims()[0] * (plain.get_dims().size() == 5 ? plain.get_dims()[1] : 1);
   const int64_t count = ElementCount(weight->type().shape);
   const int64_t scale_count = channelwise ? channels : 1;
   const size_t scales_at = (packed.get_size() + 63) / 64 * 64;
   auto data = cache.GetDerived(weight, packed, [&](const float* w) {
+    const WeightGrid grid = Int8WeightGrid(model_levels, plain, packed);
     const int64_t per_scale = count / scale_count;
     std::vector<float> scales(static_cast<size_t>(scale_count));
     std::vector<int8_t> q(static_cast<size_t>(count));
@@ -41,11 +62,12 @@ Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, con
       float largest = 0;
       for (int64_t i = 0; i < per_scale; ++i) largest = std::max(largest, std::fabs(begin[i]));
       // MXNet multiplies by levels / max |w|; the kernel multiplies back by its inverse.
-      const float inverse = largest > 0 ? levels / largest : 1.f;
-      scales[s] = 1.f / inverse;
+      const float inverse = largest > 0 ? grid.levels / largest : 1.f;
+      scales[s] = 1.f / (inverse * static_cast<float>(grid.factor));
       // Round to nearest even, saturating, as oneDNN's reorders (MXNet's quantizer) do.
       for (int64_t i = 0; i < per_scale; ++i)
-        q[s * per_scale + i] = static_cast<int8_t>(std::clamp(std::nearbyint(begin[i] * inverse), -128.f, 127.f));
+        q[s * per_scale + i] = static_cast<int8_t>(
+            std::clamp(std::nearbyint(begin[i] * inverse), -128.f, 127.f) * static_cast<float>(grid.factor));
     }
     auto reordered = ReorderConstant(q.data(), plain, packed);
     auto buffer = AllocateConstant(scales_at + scales.size() * sizeof(float));
@@ -55,6 +77,8 @@ Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, con
   });
   return {data, std::shared_ptr<void>(data, static_cast<char*>(data.get()) + scales_at), scale_count};
 }
+
+bool Int8ChannelwiseWeights(const Int8Hints& hints) { return hints.channelwise || !HasInt8DotProducts(); }
 
 Int8Args MakeInt8Args(const Desc& src, const Desc& dst, const Desc& weights, const Int8Weights& w,
                       std::shared_ptr<void> bias, const Desc& bias_desc, const Quantization* out) {

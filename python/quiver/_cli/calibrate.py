@@ -127,7 +127,7 @@ def _compare_first_batch(prefix: str, epoch: int, calibrated: str, batch: Batch)
         reference = _outputs(model.predict(batch))
     try:
         int8_model = Predictor(calibrated, precision="int8")
-    except UnsupportedError as error:  # the files are still good for a CPU with int8 dot products
+    except UnsupportedError as error:  # the files are still good for a CPU with AVX2
         print(f"int8 not run on this CPU: {error.message}")
         return
     with int8_model:

@@ -5,10 +5,15 @@
 // activated and, for an int8 output, rounded to its steps. The runtime computes the same quantities with
 // float32 scales; where a value lies within float32 rounding of a half step the two may round to
 // neighbouring steps, so every output is within one output step of the reference (for float32
-// outputs: 1e-5 of the magnitude), and almost all (99%) equal it.
+// outputs: 1e-5 of the magnitude), and almost all (99%) equal it. On a CPU without int8 dot products
+// (AVX2, or ONEDNN_MAX_CPU_ISA=AVX2) the weights are on the 7-bit grid the runtime uses there
+// (backends/cpu/int8_support.h: QuantizeWeights), and the sums are still exact.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
+#include "backends/cpu/cpu_precision.h"
 #include "engine/ops/op_test_util.h"
 #include "ops/int8_hints.h"
 
@@ -41,8 +46,13 @@ std::pair<Tensor, float> Integers(Tensor t, const Quant& q) {
   return {t, step};
 }
 
-// Weights as int8 per output channel (axis 0) or per tensor, and each channel's step.
-std::pair<Tensor, std::vector<float>> WeightIntegers(Tensor w, bool channelwise, float levels) {
+// Weights as int8 per output channel (axis 0) or per tensor, and each channel's step: `levels` steps
+// over max |w| as the model says, or, where oneDNN's products would saturate with 8 bits, 63 (7 bits)
+// over each channel's own max |w|.
+std::pair<Tensor, std::vector<float>> WeightIntegers(Tensor w, bool model_channelwise, float model_levels) {
+  const bool dot_products = qv::cpu::HasInt8DotProducts();
+  const float levels = dot_products ? model_levels : 63.f;
+  const bool channelwise = model_channelwise || !dot_products;
   const int64_t channels = w.shape[0], per = w.size() / channels;
   std::vector<float> steps(channels);
   float global = 0;
@@ -108,16 +118,22 @@ Tensor RunInt8(const Net& net, const Tensor& x) {
   return op.Run({x}).at(0);
 }
 
-bool CpuRunsInt8() {
+// The smallest int8 model: one inner product.
+void CompileTinyInt8Model() {
   GraphBuilder g;
-  const int data = g.Variable("data");
   g.Output(g.Op("FullyConnected", "fc0",
                 {{"num_hidden", "1"}, {"no_bias", "True"}, {qv::int8_attr::kInType, "int8"}, {qv::int8_attr::kOutType, "float32"}},
-                {data, g.Variable("fc0_weight")}));
+                {g.Variable("data"), g.Variable("fc0_weight")}));
+  CompiledGraph op(g.ToJson(), {{"fc0_weight", Tensor{{1, 1}, {1.f}}}}, {{"precision", "int8"}});
+}
+
+// False (saying why) on a CPU without AVX2, where int8 is refused; any other refusal fails.
+bool CpuRunsInt8() {
   try {
-    CompiledGraph op(g.ToJson(), {{"fc0_weight", Tensor{{1, 1}, {1.f}}}}, {{"precision", "int8"}});
+    CompileTinyInt8Model();
     return true;
   } catch (const std::exception& e) {
+    if (std::string(e.what()).find("precision 'int8' needs AVX2") == std::string::npos) FAIL(e.what());
     WARN("not run: " << e.what());
     return false;
   }
@@ -222,6 +238,63 @@ TEST_CASE("an int8 inner product with one weight scale and a float32 output matc
   const auto [wq, w_steps] = WeightIntegers(net.params.at("fc0_weight"), false, 127.f);
   const Tensor want = Rescale(qv_ref::FullyConnected(xq, wq, nullptr, true), x_step, w_steps, &net.params.at("fc0_bias"));
   ExpectWithinOneStep(RunInt8(net, x), want, 0, "inner product");
+}
+
+// Without int8 dot products oneDNN adds each two neighbouring u8 x s8 products in 16 bits with
+// saturation (vpmaddubsw): data at the top of its range times same-signed weights near their largest
+// (8-bit integers 64 to 127) would sum to up to 64770 and be cut to 32767. Every product here is of
+// that kind, in convolutions on uint8 and on int8 data (which oneDNN shifts into uint8) and in inner
+// products; the sums must stay exact.
+TEST_CASE("int8 products whose 16-bit pair sums could saturate stay exact", "[ops][int8]") {
+  if (!CpuRunsInt8()) return;
+  struct Case {
+    std::string what;
+    bool fc;
+    Quant in;
+    float value;  // every input element: the top of the range (uint8 255, int8 127 shifted to 255)
+  };
+  const std::vector<Case> cases = {{"convolution on uint8 data", false, {2.f, 255.5f, true}, 2.f},
+                                   {"convolution on int8 data", false, {2.f, 127.5f, false}, 2.f},
+                                   {"inner product on uint8 data", true, {2.f, 255.5f, true}, 2.f},
+                                   {"inner product on int8 data", true, {2.f, 127.5f, false}, 2.f}};
+  unsigned seed = 1200;
+  for (const Case& c : cases) {
+    RunCase(c.what, [&] {
+      Net net(seed++);
+      const Shape x_shape = c.fc ? Shape{2, 64} : Shape{1, 32, 5, 5};
+      const Tensor x{x_shape, std::vector<float>(c.fc ? 2 * 64 : 32 * 5 * 5, c.value)};
+      const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
+      const int data = net.g.Variable("data");
+      const std::string name = c.fc ? "fc0" : "conv0";
+      if (c.fc) {
+        net.Param("fc0_weight", {16, 64});
+        net.Param("fc0_bias", {16});
+        AttrMap attrs = {{"num_hidden", "16"}};
+        attrs.merge(Hints(c.in, "float32", 0, false, 127.f, 0));
+        net.g.Output(net.g.Op("FullyConnected", "fc0", attrs, {data, net.g.Variable("fc0_weight"), net.g.Variable("fc0_bias")}));
+      } else {
+        net.g.Output(net.Conv("conv0", data, 32, 16, p, true, -1, Hints(c.in, "float32", 0, true, 127.5f, 0)));
+      }
+      // Each output channel's weights share a sign and lie in [0.5, 1] of its largest.
+      Tensor& w = net.params.at(name + "_weight");
+      const int64_t per = w.size() / w.shape[0];
+      for (int64_t i = 0; i < w.size(); ++i) w.data[i] = ((i / per) % 2 ? -1.f : 1.f) * (0.5f + 0.5f * std::fabs(w.data[i]));
+
+      const auto [xq, x_step] = Integers(x, c.in);
+      const auto [wq, w_steps] = WeightIntegers(w, !c.fc, c.fc ? 127.f : 127.5f);
+      const Tensor acc = c.fc ? qv_ref::FullyConnected(xq, wq, nullptr, true) : qv_ref::Convolution(xq, wq, nullptr, p);
+      ExpectWithinOneStep(RunInt8(net, x), Rescale(acc, x_step, w_steps, &net.params.at(name + "_bias")), 0, c.what);
+    });
+  }
+}
+
+// Run alone by CTest (cpu.int8_without_avx2) with ONEDNN_MAX_CPU_ISA=AVX, which hides AVX2 from oneDNN
+// as a CPU without it (before Haswell) would.
+TEST_CASE("with AVX2 hidden, int8 is refused naming it", "[.no_avx2]") {
+  const char* isa = std::getenv("ONEDNN_MAX_CPU_ISA");
+  if (isa == nullptr || std::string(isa) != "AVX") FAIL("run with ONEDNN_MAX_CPU_ISA=AVX (ctest -R cpu.int8_without_avx2 does)");
+  CHECK_THROWS_WITH(CompileTinyInt8Model(),
+                    Catch::Contains("precision 'int8' needs AVX2") && Catch::Contains("ONEDNN_MAX_CPU_ISA"));
 }
 
 // Concat of int8 convolution outputs (the convolutions are checked against the reference above; here
