@@ -15,7 +15,8 @@ non-maximum suppression (its final detections are a selection from them, which s
 the class logits (the input of the last softmax) and the decoded boxes (box_decode's output). For the
 detector the directory holds its float32 symbol with these two outputs appended, which is what MXNet ran
 and what the test runs; its params are the conformance file's. Those outputs are defined for GluonCV's
-SSD only: other detectors (YOLOv3, no box_decode) are left out, and listed under "left_out". So is a
+SSD only: other detectors (YOLOv3, no box_decode; mx-rcnn's Faster R-CNN, which also takes im_info) are
+left out, and listed under "left_out", as are the models of several inputs. So is a
 model MXNet's AMP cannot convert (PSPNet and DeepLabV3: their Concat joins bfloat16 convolutions with the
 float32 output of _contrib_BilinearResize2D, which MXNet 1.9.1's conversion refuses), with MXNet's reason.
 
@@ -98,7 +99,7 @@ def main():
     with open(os.path.join(args.conformance, "manifest.json")) as f:
         conformance = json.load(f)
     compared = [m for m in conformance["models"]
-                 if m["task"] != "sequence" and (m["task"] != "detection" or is_ssd(args.conformance, m))]
+                 if m["task"] not in ("sequence", "rcnn") and (m["task"] != "detection" or is_ssd(args.conformance, m))]
     left_out = [m["name"] for m in conformance["models"] if m not in compared]
     if left_out:
         AMP.log("left out (no per-anchor outputs defined for them, or several inputs): %s" % ", ".join(left_out))

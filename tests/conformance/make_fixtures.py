@@ -61,6 +61,10 @@ GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
 # ElementWiseSum) whose dense outputs are compared by the classifiers' rule.
 SYMBOLIC_DETECTORS = ["mxnet_symbolic_ssd"]
 SYMBOLIC_DENSE = ["mxnet_symbolic_fpn"]
+# mx-rcnn's symbolic Faster R-CNN in its deploy form (Proposal + ROIPooling), inputs data and im_info:
+# batch 1 only (Proposal takes one image), at two sizes; and the form MXNet 1.9.1's rcnn example builds
+# (softmax over axis 1, MultiProposal), which takes a batch.
+SYMBOLIC_RCNN = {"mxnet_symbolic_rcnn": [(1, 256), (1, 192)], "mxnet_symbolic_rcnn_multi": [(2, 192), (1, 256)]}
 # Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
 SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
@@ -116,7 +120,8 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "center_net_resnet18_v1b_voc": [(1, 128), (2, 128)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
       "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
-      "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)]}
+      "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)],
+      "mxnet_symbolic_rcnn": [(1, 96)]}
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
 
 
@@ -210,12 +215,58 @@ def symbolic_fpn():
                       for i, l in enumerate(levels)])
 
 
-def initialize_symbol(sym, size, rng):
-    """He-normal weights and zero biases for a symbol's parameters (no auxiliary states)."""
-    arg_shapes, _, _ = sym.infer_shape(data=(1, 3, size, size))
+RCNN_CLASSES = 4
+RCNN_STRIDE = 8
+
+
+def symbolic_rcnn(multi=False, classes=RCNN_CLASSES):
+    """A small Faster R-CNN as mx-rcnn builds its test symbol: a stride-8 backbone of three convolutions,
+    the RPN head (rpn_cls_score -> Reshape (0, 2, -1, 0) -> SoftmaxActivation mode=channel -> Reshape
+    (0, 2A, -1, 0) -> Proposal with im_info), ROIPooling of the backbone's map at 1/8, a fully connected
+    head giving cls_prob (softmax) and bbox_pred, both reshaped to (N, 300, ...). Outputs: rois
+    (N x 300, 5), cls_prob (N, 300, classes), bbox_pred (N, 300, 4 classes). `multi`: as MXNet 1.9.1's
+    example/rcnn, softmax over axis 1 and MultiProposal."""
+    sym = mx.sym
+    scales, ratios = (2, 4, 8), (0.5, 1, 2)
+    anchors = len(scales) * len(ratios)
+    x = sym.Variable("data")
+    for i, filters in enumerate((16, 32, 32)):
+        x = sym.Activation(sym.Convolution(x, num_filter=filters, kernel=(3, 3), pad=(1, 1), name="conv%d" % i),
+                           act_type="relu")
+        x = sym.Pooling(x, kernel=(2, 2), stride=(2, 2), pool_type="max")
+    rpn = sym.Activation(sym.Convolution(x, num_filter=32, kernel=(3, 3), pad=(1, 1), name="rpn_conv_3x3"),
+                         act_type="relu")
+    rpn_cls_score = sym.Convolution(rpn, num_filter=2 * anchors, kernel=(1, 1), name="rpn_cls_score")
+    rpn_bbox_pred = sym.Convolution(rpn, num_filter=4 * anchors, kernel=(1, 1), name="rpn_bbox_pred")
+    rpn_cls_score = sym.Reshape(rpn_cls_score, shape=(0, 2, -1, 0), name="rpn_cls_score_reshape")
+    rpn_cls_prob = (sym.softmax(rpn_cls_score, axis=1, name="rpn_cls_prob") if multi else
+                    sym.SoftmaxActivation(rpn_cls_score, mode="channel", name="rpn_cls_prob"))
+    rpn_cls_prob = sym.Reshape(rpn_cls_prob, shape=(0, 2 * anchors, -1, 0), name="rpn_cls_prob_reshape")
+    proposal = sym.contrib.MultiProposal if multi else sym.contrib.Proposal
+    rois = proposal(cls_prob=rpn_cls_prob, bbox_pred=rpn_bbox_pred, im_info=sym.Variable("im_info"),
+                                name="rois", feature_stride=RCNN_STRIDE, scales=scales, ratios=ratios,
+                                rpn_pre_nms_top_n=6000, rpn_post_nms_top_n=300, threshold=0.7, rpn_min_size=8)
+    pool = sym.ROIPooling(x, rois, pooled_size=(4, 4), spatial_scale=1.0 / RCNN_STRIDE, name="roi_pool")
+    fc = sym.Activation(sym.FullyConnected(sym.Flatten(pool), num_hidden=64, name="fc6"), act_type="relu")
+    cls_prob = sym.softmax(sym.FullyConnected(fc, num_hidden=classes, name="cls_score"), name="cls_prob")
+    bbox_pred = sym.FullyConnected(fc, num_hidden=4 * classes, name="bbox_pred")
+    return sym.Group([rois, sym.Reshape(cls_prob, shape=(-1, 300, classes), name="cls_prob_reshape"),
+                      sym.Reshape(bbox_pred, shape=(-1, 300, 4 * classes), name="bbox_pred_reshape")])
+
+
+def rcnn_im_info(batch, size):
+    """mx-rcnn's im_info rows (height, width, scale) of images resized into `size` and padded: each image
+    ends short of the padded input, so Proposal drops the anchors past it."""
+    return np.array([[size - 12, size - 21, 1.0], [size - 30, size - 9, 0.8]][:batch], np.float32)
+
+
+def initialize_symbol(sym, size, rng, **shapes):
+    """He-normal weights and zero biases for a symbol's parameters (no auxiliary states); `shapes` gives
+    the shapes of inputs other than data."""
+    arg_shapes, _, _ = sym.infer_shape(data=(1, 3) + hw(size), **shapes)
     args = {}
     for name, shape in zip(sym.list_arguments(), arg_shapes):
-        if name == "data":
+        if name == "data" or name in shapes:
             continue
         fan_in = np.prod(shape[1:]) if len(shape) > 1 else 1
         args[name] = mx.nd.array(rng.normal(0, np.sqrt(2.0 / fan_in), shape) if name.endswith("weight")
@@ -235,14 +286,14 @@ def initialize(net):
         p.initialize(default_init=init, force_reinit=True)  # GluonCV initialises some heads when built
 
 
-def calibrate(sym, args, auxs, x, rng):
+def calibrate(sym, args, auxs, x, rng, inputs=None):
     """Gives every layer a unit-scale output on x, as a trained network would have.
 
     Works on the exported symbol (GluonCV's SSD backbones are SymbolBlocks that Gluon's block tree does
     not reach), layer by layer in graph order, each measured after the layers before it are set:
     BatchNorm gets random affine terms and moving statistics measured on x (near-zero variances, from
     1x1 feature maps, floored); a Convolution or FullyConnected that no BatchNorm follows gets weights
-    scaled so that its output has unit standard deviation.
+    scaled so that its output has unit standard deviation. `inputs` holds any inputs besides data.
     """
     nodes = json.loads(sym.tojson())["nodes"]
     internals = sym.get_internals()
@@ -251,7 +302,7 @@ def calibrate(sym, args, auxs, x, rng):
     def measure(i):
         node = nodes[i]
         out = internals[node["name"] if node["op"] == "null" else node["name"] + "_output"]
-        feed = dict(args, data=x)
+        feed = dict(args, data=x, **(inputs or {}))
         ex = out.bind(mx.cpu(), args={k: feed[k] for k in out.list_arguments()},
                       aux_states={k: auxs[k] for k in out.list_auxiliary_states()}, grad_req="null")
         return ex.forward(is_train=False)[0].asnumpy().astype(np.float64)
@@ -384,6 +435,68 @@ def export(name, cases, out_dir, tmp_dir):
     return entry
 
 
+def with_proposal_scores(sym):
+    """The symbol with its Proposal's scores (output_score) appended as the last output."""
+    graph = json.loads(sym.tojson())
+    proposals = ("_contrib_Proposal", "_contrib_MultiProposal")
+    index = next(i for i, n in enumerate(graph["nodes"]) if n["op"] in proposals)
+    graph["nodes"][index]["attrs"]["output_score"] = "True"
+    graph["heads"].append([index, 1, 0])
+    return mx.sym.load_json(json.dumps(graph))
+
+
+def export_rcnn(name, cases, out_dir, tmp_dir):
+    """mx-rcnn's deploy symbol (symbolic_rcnn()) with calibrated random weights; per (batch, size) case the
+    inputs data and im_info, MXNet's three outputs, and each roi's RPN score ("rpn_scores": Proposal's
+    output_score, which decides the rois' order and which of them survive). The same network with those
+    scores as a fourth output is saved too, as "scored_prefix", for the test to read Quiver's. "mxnet_float32_error" is
+    MXNet float32 against float64 on the RPN's outputs (Proposal's inputs, relative to their scale):
+    Proposal itself runs in float32 only."""
+    seed = zlib.crc32(name.encode()) % (2 ** 31)
+    rng = np.random.RandomState(seed)
+    mx.random.seed(seed)
+    size = cases[0][1]
+    sym = symbolic_rcnn(multi=name.endswith("_multi"))
+    args, auxs = initialize_symbol(sym, size, rng, im_info=(1, 3))
+    calib = mx.nd.array(rng.normal(0, 1, (1, 3) + hw(size)).astype(np.float32))
+    calibrate(sym, args, auxs, calib, rng, inputs={"im_info": mx.nd.array(rcnn_im_info(1, size))})
+    # Trained RPNs predict small corrections to their anchors: deltas of about 0.3, not unit-scale.
+    for p in ("rpn_bbox_pred_weight", "rpn_bbox_pred_bias"):
+        args[p] = args[p] * 0.3
+    prefix = os.path.join(out_dir, name)
+    mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
+    names = ["data", "im_info"]
+    model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", names, prefix + "-0000.params")
+    model.hybridize()
+    scored = with_proposal_scores(mx.sym.load(prefix + "-symbol.json"))
+    scored.save(prefix + "_scored-symbol.json")
+    shutil.copy(prefix + "-0000.params", prefix + "_scored-0000.params")
+    internals = sym.get_internals()
+    rpn = mx.sym.Group([internals["rpn_cls_score_output"], internals["rpn_bbox_pred_output"]])
+    entry = {"name": name, "prefix": name, "scored_prefix": name + "_scored", "task": "rcnn", "cases": [],
+             "refused": []}
+    for batch, size in cases:
+        feed = {"data": rng.normal(0, 1, (batch, 3) + hw(size)).astype(np.float32),
+                "im_info": rcnn_im_info(batch, size)}
+        outs = [o.asnumpy() for o in model(*[mx.nd.array(feed[k]) for k in names])]
+        ex = scored.bind(mx.cpu(), args=dict(args, **{k: mx.nd.array(v) for k, v in feed.items()}), grad_req="null")
+        scored_outs = [o.asnumpy() for o in ex.forward(is_train=False)]
+        assert all(np.array_equal(a, b) for a, b in zip(outs, scored_outs)), "output_score changed the outputs"
+        tag = shape_tag(feed["data"].shape)
+        case = {"inputs": {}, "shape": list(feed["data"].shape), "outputs": [],
+                "rpn_scores": "%s-rpn_scores-%s.npy" % (name, tag),
+                "mxnet_float32_error": float32_error(rpn, args, auxs, feed["data"], "classification")}
+        np.save(os.path.join(out_dir, case["rpn_scores"]), scored_outs[-1])
+        for k in names:
+            case["inputs"][k] = "%s-%s-%s.npy" % (name, k, tag)
+            np.save(os.path.join(out_dir, case["inputs"][k]), feed[k])
+        for i, o in enumerate(outs):
+            case["outputs"].append("%s-out%d-%s.npy" % (name, i, tag))
+            np.save(os.path.join(out_dir, case["outputs"][-1]), o)
+        entry["cases"].append(case)
+    return entry
+
+
 def export_text(name, cases, out_dir, tmp_dir):
     """A TEXT model with random weights: embeddings N(0, 1), every RNN weight and bias (biases too, so
     that their place in the packed vector is tested) U(-0.4, 0.4), the Dense layer Xavier. No
@@ -431,7 +544,8 @@ def main():
     a = ap.parse_args()
     everything = (CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS + list(POSE) +
                   GLUONCV_CLASSIFIERS + list(sequence_models.SEQUENCE_MODELS))
-    plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT})
+    plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT},
+                                         **SYMBOLIC_RCNN)
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:
@@ -443,7 +557,7 @@ def main():
     for name, cases in plan.items():
         start = time.time()
         exporter = (sequence_models.export if name in sequence_models.SEQUENCE_MODELS else
-                    export_text if name in TEXT else export)
+                    export_text if name in TEXT else export_rcnn if name in SYMBOLIC_RCNN else export)
         models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)

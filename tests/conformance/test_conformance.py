@@ -7,7 +7,10 @@ small BERT encoder's outputs), all compared as a classifier's output
 is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
 YOLOv3, CenterNet, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
 relative to the image): the same detections above a score threshold, matched by class, score (within
-1e-4) and box (IoU > 0.99).
+1e-4) and box (IoU > 0.99). mx-rcnn's symbolic Faster R-CNN (task "rcnn": inputs data and im_info;
+outputs rois, cls_prob, bbox_pred): its rois by the detectors' rule, each scored by its RPN score (the
+Proposal's output_score, from the fixture's copy of the file that outputs it), and the head's rows of
+each matched roi by the dense rule (compare_rcnn()).
 
 Where MXNet's own float32 result is far from exact, 1e-4 is below what two float32 implementations can
 agree on, and the bounds widen to what the fixture measured (make_fixtures.py: each case's
@@ -164,6 +167,37 @@ def detection_outputs(outputs, size):
     return [rows[..., 0:1], rows[..., 1:2], rows[..., 2:6] * size]
 
 
+def compare_rcnn(got, want, got_scores, want_scores, size, error):
+    """mx-rcnn's deploy outputs (rois (N x R, 5), cls_prob (N, R, classes), bbox_pred (N, R, 4 classes)):
+    per image, the rois, as detections of one class scored by their RPN score (Proposal's output_score),
+    must be the same by the detectors' rule (compare_detections: score within tolerance, IoU > 0.99,
+    rois near the cut-off of a full output exempt: a score that close may rank either side of it); each
+    matched roi's cls_prob and bbox_pred rows must then agree within the dense bound max(1e-4, 2 x
+    MXNet's float32 error) of each output's scale. Returns the worst relative difference."""
+    images, per_image = want[1].shape[:2]
+
+    def as_detections(rois, scores):
+        return [np.zeros((images, per_image, 1), np.float32), scores.reshape(images, per_image, 1),
+                rois.reshape(images, per_image, 5)[..., 1:5]]
+
+    worst = compare_detections(as_detections(got[0], got_scores), as_detections(want[0], want_scores), size, error)
+    bound = max(TOLERANCE, 2 * error)
+    for image in range(images):
+        mine, theirs = ([(0.0, float(s), b) for s, b in zip(d[1][image, :, 0], d[2][image])]
+                        for d in (as_detections(want[0], want_scores), as_detections(got[0], got_scores)))
+        cutoff = max(SCORE_THRESHOLD, min(r[1] for r in mine), min(r[1] for r in theirs))
+        for i, row in enumerate(mine):
+            if row[1] <= cutoff + score_tolerance(row[1], error):
+                continue
+            match = find(row, theirs, error)
+            j = next(k for k, r in enumerate(theirs) if r is match)
+            for g, w in zip(got[1:], want[1:]):
+                diff = float(np.abs(g[image, j] - w[image, i]).max() / np.abs(w).max())
+                assert diff <= bound, f"image {image}, roi {i}: head output {diff:.2e} of its scale off > {bound:.2e}"
+                worst = max(worst, diff)
+    return worst
+
+
 @pytest.mark.parametrize("model,case", CASES, ids=[f"{m['name']}-{'x'.join(map(str, c['shape']))}" for m, c in CASES])
 def test_matches_mxnet(model, case):
     if "inputs" in case:  # several named inputs (the sequence models)
@@ -175,7 +209,14 @@ def test_matches_mxnet(model, case):
     got = [np.array(g) for g in (got if isinstance(got, list) else [got])]
     assert [g.shape for g in got] == [w.shape for w in want]
     mxnet_error = case["mxnet_float32_error"]
-    if model["task"] == "detection":
+    if model["task"] == "rcnn":
+        with quiver.Predictor(str(FIXTURES / model["scored_prefix"])) as p:  # its RPN scores as a 4th output
+            scored = p.predict(x)
+        assert all(np.array_equal(np.asarray(a), b) for a, b in zip(scored, got)), "output_score changed the outputs"
+        want_scores = np.load(FIXTURES / case["rpn_scores"])
+        error = compare_rcnn(got, want, np.asarray(scored[-1]), want_scores, case["shape"][-1], mxnet_error)
+        report(model["name"], case["shape"], error, mxnet_error, True)
+    elif model["task"] == "detection":
         size = case["shape"][-1]
         error = compare_detections(detection_outputs(got, size), detection_outputs(want, size), size, mxnet_error)
         report(model["name"], case["shape"], error, mxnet_error, True)

@@ -177,6 +177,31 @@ size_t MultiBoxWorkspace(const MultiBoxGeometry& g);
 void MultiBoxDetection(const MultiBoxGeometry& g, const float* cls_prob, const float* loc_pred, const float* anchors,
                        float* y, void* workspace, cudaStream_t stream);
 
+// _contrib_Proposal / _contrib_MultiProposal over `batch` images (ops/proposal.h), with the CPU's
+// arithmetic, order and decisions: one thread per candidate decodes it, then one block per image sorts
+// the candidates (descending score, ties by index), suppresses greedily and writes `rows` rows (and
+// their scores if `scores` is not null). An image whose im_info covers more than the map (the CPU
+// fails the run) gets NaN rows. `base_anchors` is ProposalBaseAnchors' A x 4 floats on the device;
+// the scratch lives in `workspace`, ProposalWorkspace(g) bytes.
+struct ProposalGeometry {
+  int64_t batch = 1, anchors = 0, height = 0, width = 0;
+  int64_t count = 0, pre = 0, keep = 0, rows = 0;  // as ops/proposal.h's ProposalDims
+  int64_t feature_stride = 16, min_size = 16;
+  float threshold = 0.7f;
+  bool iou_loss = false, multi = false;
+};
+size_t ProposalWorkspace(const ProposalGeometry& g);
+void Proposal(const ProposalGeometry& g, const float* base_anchors, const float* cls_prob, const float* bbox_pred,
+              const float* im_info, float* rois, float* scores, void* workspace, cudaStream_t stream);
+
+// ROIPooling (ops/roi_pooling.h) of (batch, channels, height, width) data over `rois` rows of 5 into
+// (rois, channels, pooled_h, pooled_w): one thread per output bin, ops/rcnn_math.h's window and bins.
+struct RoiPoolingGeometry {
+  int64_t batch = 0, channels = 0, height = 0, width = 0, rois = 0, pooled_h = 1, pooled_w = 1;
+  float spatial_scale = 1.f;
+};
+void RoiPooling(const RoiPoolingGeometry& g, const float* data, const float* rois, float* y, cudaStream_t stream);
+
 // Nearest UpSampling of one (n, channels, h, w) input by `scale` into output channels [first_channel,
 // first_channel + channels) of an (n, out_channels, h * scale, w * scale) output, added to it if `add`.
 void UpsampleNearest(const float* x, float* y, int64_t n, int64_t channels, int64_t h, int64_t w,

@@ -116,7 +116,7 @@ void CheckBackendConformance(const Backend& backend, const Device& device) {
       REQUIRE(FindOp(op) != nullptr);
       REQUIRE(CanonicalOpName(op) == op);
     }
-    REQUIRE_FALSE(backend.Supports("ROIPooling"));
+    REQUIRE_FALSE(backend.Supports("_contrib_DeformablePSROIPooling"));
   }
 
   SECTION("plain data survives a round trip through a kernel's layouts") {

@@ -34,7 +34,8 @@ TEST_CASE("MXNet's other names for an operator become its one name when a graph 
   }
   REQUIRE(qv::CanonicalOpName("_Plus") == "elemwise_add");
   REQUIRE(qv::CanonicalOpName("broadcast_plus") == "broadcast_add");
-  REQUIRE(qv::CanonicalOpName("ROIPooling") == "ROIPooling");  // unknown names are left to the checks
+  // Unknown names are left to the checks.
+  REQUIRE(qv::CanonicalOpName("_contrib_DeformablePSROIPooling") == "_contrib_DeformablePSROIPooling");
   const qv::Graph graph = qv::ParseSymbolJson(R"json({
     "nodes": [
       {"op": "null", "name": "a", "inputs": []},
@@ -53,17 +54,17 @@ TEST_CASE("a model with an operator Quiver lacks is refused at load, naming it a
       {"op": "null", "name": "conv0_weight", "inputs": []},
       {"op": "null", "name": "conv0_bias", "inputs": []},
       {"op": "Convolution", "name": "conv0", "attrs": {"kernel": "(1, 1)", "num_filter": "2"}, "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]},
-      {"op": "ROIPooling", "name": "roi_pool5", "attrs": {"pooled_size": "(7, 7)"}, "inputs": [[3, 0, 0], [0, 0, 0]]}
+      {"op": "_contrib_DeformablePSROIPooling", "name": "psroi_pool5", "attrs": {"pooled_size": "7"}, "inputs": [[3, 0, 0], [0, 0, 0]]}
     ],
     "arg_nodes": [0, 1, 2], "heads": [[4, 0, 0]]})json";
   const qv::Graph graph = qv::ParseSymbolJson(json);
   try {
     qv::CheckGraphOperators(graph);
-    FAIL("ROIPooling was accepted");
+    FAIL("_contrib_DeformablePSROIPooling was accepted");
   } catch (const qv::Error& e) {
     CHECK(e.status() == qv::Status::kUnsupported);
-    CHECK(std::string(e.what()).find("'ROIPooling'") != std::string::npos);
-    CHECK(std::string(e.what()).find("'roi_pool5'") != std::string::npos);
+    CHECK(std::string(e.what()).find("'_contrib_DeformablePSROIPooling'") != std::string::npos);
+    CHECK(std::string(e.what()).find("'psroi_pool5'") != std::string::npos);
   }
 }
 

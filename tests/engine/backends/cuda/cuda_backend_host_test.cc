@@ -131,6 +131,9 @@ TEST_CASE("The detection, AMP, where, L2Normalization and prelu kernels build wi
   const TensorType boxes{{2, 6132, 6}, DType::kFloat32};
   CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"id_index", "0"}, {"topk", "400"}}, {boxes}, {boxes}));
   CHECK_NOTHROW(BuildOnGpu("_contrib_box_nms", {{"topk", "0"}}, {boxes}, {boxes}));
+  const TensorType rois{{30, 5}, DType::kFloat32}, pooled{{30, 8, 2, 2}, DType::kFloat32};
+  CHECK_NOTHROW(
+      BuildOnGpu("ROIPooling", {{"pooled_size", "(2, 2)"}, {"spatial_scale", "0.0625"}}, {data, rois}, {pooled}));
 }
 
 TEST_CASE("A parameter no CUDA kernel uploaded stays on the host when repacked", "[cuda]") {

@@ -1,5 +1,6 @@
 // The CUDA kernels of the detection and remaining operators against the CPU backend: _contrib_box_nms,
-// _contrib_MultiBoxPrior and _contrib_MultiBoxDetection, _contrib_box_decode, where, L2Normalization, LeakyReLU prelu, amp_cast and amp_multicast. The same
+// _contrib_MultiBoxPrior and _contrib_MultiBoxDetection, _contrib_Proposal, _contrib_MultiProposal,
+// ROIPooling, _contrib_box_decode, where, L2Normalization, LeakyReLU prelu, amp_cast and amp_multicast. The same
 // graph runs on cpu(0) and gpu(0) on the same inputs. Where the GPU kernel does the CPU's arithmetic
 // operation for operation (box_nms, where, prelu, the AMP roundings) the outputs must be identical
 // bit for bit; elsewhere (exp, sums in another order) within qv_test::Compare's FP32 bound.
@@ -222,6 +223,74 @@ TEST_CASE("GPU MultiBoxDetection decides as the CPU: ties, classes, topk, forced
                   {g.Variable("cls_prob"), g.Variable("loc_pred"), g.Variable("anchor")}));
     // The decode's exp may differ by an ulp between the two: boxes within the FP32 bound.
     ExpectGpuMatchesCpu(g, {}, {cls, loc, boxes});
+  }
+}
+
+// ---- _contrib_Proposal, _contrib_MultiProposal and ROIPooling --------------------------------------
+
+// RPN outputs for an (n, A, h, w) map: foreground scores on a coarse grid when `ties` (many equal
+// scores), deltas of about 0.3, and im_info rows (height, width, scale).
+std::vector<Tensor> RpnInputs(int64_t n, int64_t anchors, int64_t h, int64_t w, const std::vector<float>& info,
+                              bool ties, std::mt19937* rng) {
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  Tensor cls({n, 2 * anchors, h, w}), deltas({n, 4 * anchors, h, w});
+  for (float& v : cls.data) v = ties ? std::floor(unit(*rng) * 8.f) / 8.f : unit(*rng);
+  for (float& v : deltas.data) v = 0.6f * (unit(*rng) - 0.5f);
+  return {cls, deltas, Tensor({n, 3}, info)};
+}
+
+void ExpectProposal(const std::string& op, const AttrMap& attrs, const std::vector<Tensor>& inputs) {
+  GraphBuilder g;
+  const int node = g.Op(op, "rois", attrs, {g.Variable("cls_prob"), g.Variable("bbox_pred"), g.Variable("im_info")});
+  g.Output({node, 0});
+  if (attrs.count("output_score")) g.Output({node, 1});
+  // The decode's exp may differ by an ulp between the two: boxes within the FP32 bound.
+  ExpectGpuMatchesCpu(g, {}, inputs);
+}
+
+TEST_CASE("GPU Proposal decides as the CPU: anchors, ties, im_info, min_size, padding, iou_loss",
+          "[gpu][detection]") {
+  std::mt19937 rng(42);
+  const AttrMap small{{"scales", "(2, 4, 8)"}, {"ratios", "(0.5, 1, 2)"}, {"feature_stride", "8"},
+                      {"rpn_post_nms_top_n", "100"}, {"rpn_min_size", "6"}, {"output_score", "True"}};
+  ExpectProposal("_contrib_Proposal", small, RpnInputs(1, 9, 24, 31, {180, 239, 1}, false, &rng));
+  ExpectProposal("_contrib_Proposal", small, RpnInputs(1, 9, 24, 31, {150, 201, 0.8f}, true, &rng));
+  ExpectProposal("_contrib_Proposal",
+                 AttrMap{{"rpn_pre_nms_top_n", "300"}, {"rpn_post_nms_top_n", "50"}, {"threshold", "0.5"}},
+                 RpnInputs(1, 12, 30, 38, {470, 600, 1.6f}, false, &rng));
+  // Fewer candidates than rows: the kept boxes again, cycling; corner deltas.
+  ExpectProposal("_contrib_Proposal",
+                 AttrMap{{"scales", "(8,)"}, {"ratios", "(1, 2)"}, {"rpn_post_nms_top_n", "40"},
+                         {"output_score", "True"}},
+                 RpnInputs(1, 2, 3, 4, {48, 60, 1}, false, &rng));
+  ExpectProposal("_contrib_Proposal",
+                 AttrMap{{"scales", "(8,)"}, {"ratios", "(1,)"}, {"iou_loss", "True"}, {"rpn_post_nms_top_n", "30"}},
+                 RpnInputs(1, 1, 9, 9, {144, 140, 1}, false, &rng));
+}
+
+TEST_CASE("GPU MultiProposal decides as the CPU per image", "[gpu][detection]") {
+  std::mt19937 rng(43);
+  ExpectProposal("_contrib_MultiProposal",
+                 AttrMap{{"scales", "(4, 8)"}, {"ratios", "(0.5, 1, 2)"}, {"rpn_pre_nms_top_n", "400"},
+                         {"rpn_post_nms_top_n", "80"}, {"output_score", "True"}},
+                 RpnInputs(3, 6, 14, 17, {224, 272, 1, 100, 150, 0.5f, 210, 260, 2}, false, &rng));
+}
+
+TEST_CASE("GPU ROIPooling is the CPU's bit for bit: scales, bins, off-map ROIs, bad images", "[gpu][detection]") {
+  std::mt19937 rng(44);
+  std::uniform_real_distribution<float> at(-40.f, 250.f), extent(-10.f, 160.f);
+  std::vector<float> rows;
+  for (int i = 0; i < 64; ++i) {
+    const float x = at(rng), y = at(rng);
+    rows.insert(rows.end(), {static_cast<float>(i % 4) - 1.f, x, y, x + extent(rng), y + extent(rng)});
+  }
+  const Tensor data = qv_test::Random({2, 8, 13, 15}, &rng), rois({64, 5}, rows);
+  for (const AttrMap& attrs : {AttrMap{{"pooled_size", "(7, 7)"}, {"spatial_scale", "0.0625"}},
+                               AttrMap{{"pooled_size", "(3, 5)"}, {"spatial_scale", "0.1"}},
+                               AttrMap{{"pooled_size", "(2, 2)"}, {"spatial_scale", "1"}}}) {
+    GraphBuilder g;
+    g.Output(g.Op("ROIPooling", "roi_pool", attrs, {g.Variable("data"), g.Variable("rois")}));
+    ExpectGpuMatchesCpu(g, {}, {data, rois}, Match::kExact);
   }
 }
 
