@@ -10,6 +10,7 @@
 namespace qv {
 
 struct ConvolutionParams {
+  // 2 (NCHW) or 3 (NCDHW) values each.
   std::vector<int64_t> kernel, stride, dilate, pad;
   int64_t num_filter = 0;
   int64_t num_group = 1;

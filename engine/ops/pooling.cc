@@ -17,16 +17,20 @@ PoolingParams PoolingParams::Parse(const Attrs& attrs) {
   p.full_convention = conv == "full";
   p.count_include_pad = attrs.GetBool("count_include_pad", true);
   const std::string layout = attrs.GetString("layout", "None");
-  Check(layout == "None" || layout == "NCHW", Status::kUnsupported, attrs.Where() + "layout " + layout + " is not supported");
+  Check(layout == "None" || layout == "NCHW" || layout == "NCDHW", Status::kUnsupported,
+        attrs.Where() + "layout " + layout + " is not supported");
   p.kernel = attrs.GetTuple("kernel", {});
-  p.stride = attrs.GetTuple("stride", {1, 1});
-  p.pad = attrs.GetTuple("pad", {0, 0});
-  if (p.stride.empty()) p.stride = {1, 1};
-  if (p.pad.empty()) p.pad = {0, 0};
+  p.stride = attrs.GetTuple("stride", {});
+  p.pad = attrs.GetTuple("pad", {});
   if (!p.global) {
-    Check(p.kernel.size() == 2, Status::kUnsupported, attrs.Where() + "only 2-D pooling is supported (kernel needs 2 values)");
-    Check(p.stride.size() == 2 && p.pad.size() == 2, Status::kParse, attrs.Where() + "stride and pad need 2 values");
-    for (int i = 0; i < 2; ++i)
+    const size_t n = p.kernel.size();
+    Check(n == 2 || n == 3, Status::kUnsupported,
+          attrs.Where() + "only 2-D and 3-D pooling are supported (kernel needs 2 or 3 values)");
+    if (p.stride.empty()) p.stride.assign(n, 1);
+    if (p.pad.empty()) p.pad.assign(n, 0);
+    Check(p.stride.size() == n && p.pad.size() == n, Status::kParse,
+          attrs.Where() + "stride and pad need " + std::to_string(n) + " values, as kernel has");
+    for (size_t i = 0; i < n; ++i)
       Check(p.kernel[i] > 0 && p.stride[i] > 0 && p.pad[i] >= 0 && p.pad[i] < p.kernel[i], Status::kParse,
             attrs.Where() + "kernel and stride must be positive and 0 <= pad < kernel");
   }
@@ -35,16 +39,22 @@ PoolingParams PoolingParams::Parse(const Attrs& attrs) {
 
 Shape PoolingParams::Resolve(const Attrs& attrs, const Shape& x) {
   if (global) {
-    kernel = {x[2], x[3]};
-    stride = {1, 1};
-    pad = {0, 0};
-    return {x[0], x[1], 1, 1};
+    kernel.assign(x.begin() + 2, x.end());
+    stride.assign(x.size() - 2, 1);
+    pad.assign(x.size() - 2, 0);
+    Shape out(x.size(), 1);
+    out[0] = x[0];
+    out[1] = x[1];
+    return out;
   }
-  Shape out = {x[0], x[1], 0, 0};
-  for (int i = 0; i < 2; ++i) {
+  Check(x.size() == kernel.size() + 2, Status::kShape,
+        attrs.Where() + "a " + std::to_string(kernel.size()) + "-D kernel needs data of " +
+            std::to_string(kernel.size() + 2) + " dimensions, got " + ShapeToString(x));
+  Shape out = {x[0], x[1]};
+  for (size_t i = 0; i < kernel.size(); ++i) {
     const int64_t room = x[2 + i] + 2 * pad[i] - kernel[i];
     Check(room >= 0, Status::kShape, attrs.Where() + "kernel larger than padded input " + ShapeToString(x));
-    out[2 + i] = (full_convention ? (room + stride[i] - 1) / stride[i] : room / stride[i]) + 1;
+    out.push_back((full_convention ? (room + stride[i] - 1) / stride[i] : room / stride[i]) + 1);
   }
   return out;
 }
@@ -57,7 +67,8 @@ class PoolingOp : public OpDef {
     auto p = PoolingParams::Parse(attrs);
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
-    ExpectNdim(attrs, in[0], "data", 4);
+    Check(in[0].shape.size() == 4 || in[0].shape.size() == 5, Status::kShape,
+          attrs.Where() + "data must be NCHW or NCDHW, got " + ShapeToString(in[0].shape));
     return {{p.Resolve(attrs, in[0].shape), DType::kFloat32}};
   }
 };

@@ -50,12 +50,28 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
              "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc", "center_net_resnet18_v1b_voc"]
-SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade"]
+SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade", "danet_resnet50_citys",
+              "icnet_resnet50_citys", "fastscnn_citys"]
 # Pose estimation (GluonCV): one dense heatmap per keypoint, compared by the classifiers' rule. Their
 # sizes are (height, width): they take portrait crops.
-POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), "ci": (128, 96)}}
-# GluonCV classifiers beyond the Gluon zoo: HRNet (nearest UpSampling between its branches).
-GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c"]
+POSE = {"simple_pose_resnet18_v1b": {"native": (256, 192), "other": (320, 256), "ci": (128, 96)},
+        "alpha_pose_resnet101_v1b_coco": {"native": (256, 192), "other": (128, 96)}}
+# GluonCV classifiers beyond the Gluon zoo: HRNet (nearest UpSampling between its branches), SE-ResNeXt
+# and ResNeSt (adaptive pooling, split attention), Xception (Pad), NASNet (two outputs: the logits and
+# its auxiliary head's), Residual Attention (BilinearResize2D to its trunk's size), and ResNet-50 v1b
+# with GroupNorm(32) in place of BatchNorm ("resnet50_v1b_gn", built by build()).
+GLUONCV_CLASSIFIERS = ["hrnet_w18_small_v1_c", "se_resnext50_32x4d", "resnest50", "xception", "nasnet_4_1056",
+                       "residualattentionnet56", "resnet50_v1b_gn"]
+# Calibration batches other than 2: ResNeSt's split attention normalises globally pooled features with
+# BatchNorm, one value per sample and channel, whose statistics two samples measure poorly: calibrated on
+# 2, MXNet's own float32 error against float64 reaches 11% of the output scale; on 8, 1.1e-3.
+CALIBRATION_BATCH = {"resnest50": 8}
+# Dense regression with GluonCV: Monodepth2's disparities at four scales, (height, width) sizes.
+DEPTH = {"monodepth2_resnet18_kitti_stereo_640x192": {"native": (192, 640), "other": (96, 320)}}
+# Action recognition (GluonCV, 3-D convolution and pooling): clips (N, 3, frames, H, W) of a fixed
+# number of frames (SlowFast's 36 are its fast path's 32 and its slow path's 4), two square sizes.
+VIDEO = {"i3d_resnet50_v1_kinetics400": {"frames": 8, "native": 112, "other": 96},
+         "slowfast_4x16_resnet50_kinetics400": {"frames": 36, "native": 96, "other": 64}}
 # Networks built with mx.sym as older MXNet code builds them: MXNet's own SSD in its deploy form
 # (MultiBoxPrior + MultiBoxDetection), and a RetinaFace-style feature pyramid (UpSampling, Crop,
 # ElementWiseSum) whose dense outputs are compared by the classifiers' rule.
@@ -69,6 +85,11 @@ SYMBOLIC_RCNN = {"mxnet_symbolic_rcnn": [(1, 256), (1, 192)], "mxnet_symbolic_rc
 SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
 
+def input_shape(name, batch, size):
+    """(batch, 3, [frames,] height, width)."""
+    return (batch, 3) + ((VIDEO[name]["frames"],) if name in VIDEO else ()) + hw(size)
+
+
 def hw(size):
     """(height, width) of a case's size: an int for square inputs, or a pair."""
     return tuple(size) if isinstance(size, (tuple, list)) else (size, size)
@@ -79,6 +100,10 @@ def native_size(name):
         return 224  # GluonCV's own is 480: its dilated ResNet-50 costs fixtures ~5x as much there
     if name in POSE:
         return POSE[name]["native"]
+    if name in DEPTH:
+        return DEPTH[name]["native"]
+    if name in VIDEO:
+        return VIDEO[name]["native"]
     if name.startswith("yolo3"):
         return 416
     if name.startswith("center_net"):
@@ -87,6 +112,8 @@ def native_size(name):
         return 256
     if name in SYMBOLIC_DENSE:
         return 200  # odd feature maps below it: the upsampled ones are cropped
+    if name == "resnet50_v1b_gn":
+        return 128  # GroupNorm's float64 oracle run is slow: a fresh CI makes this one
     return 299 if name == "inceptionv3" else 300 if "_300_" in name else 512 if name.startswith("ssd_512") else 224
 
 
@@ -95,8 +122,9 @@ def full_cases(name):
     if name in sequence_models.SEQUENCE_MODELS:
         return SEQUENCE_CASES
     size = native_size(name)
-    others = {200: 150, 224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}
-    other = POSE[name]["other"] if name in POSE else others[size]
+    others = {128: 96, 200: 150, 224: 160, 256: 192, 299: 331, 300: 256, 416: 320, 512: 384}
+    sized = dict(POSE, **DEPTH, **VIDEO)
+    other = sized[name]["other"] if name in sized else others[size]
     return [(1, size), (2, size), (1, other)]  # a segmentation model's built size first (see build())
 
 
@@ -122,7 +150,9 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
       "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)],
       "mxnet_symbolic_rcnn": [(1, 96)]}
-CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items()})
+CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items() if "ci" in p})
+# GroupNorm and Fast-SCNN (BilinearResize2D, AdaptiveAvgPooling2D): ~5 s each to make.
+CI.update({"resnet50_v1b_gn": [(1, 64), (2, 64)], "fastscnn_citys": [(1, 64), (2, 64)]})
 
 
 class TextClassifier(mx.gluon.HybridBlock):
@@ -155,10 +185,16 @@ def task(name):
 
 def build(name, size):
     """The Gluon network; a segmentation model is built for input and output size `size`."""
-    if name in DETECTORS + SEGMENTERS + list(POSE) + GLUONCV_CLASSIFIERS:
+    if name == "resnet50_v1b_gn":
+        from gluoncv.model_zoo.resnetv1b import resnet50_v1b
+
+        def group_norm(in_channels, **kwargs):  # ResNetV1b passes BatchNorm's in_channels
+            return mx.gluon.nn.GroupNorm(num_groups=32, **kwargs)
+        return resnet50_v1b(pretrained=False, norm_layer=group_norm)
+    if name in DETECTORS + SEGMENTERS + list(POSE) + GLUONCV_CLASSIFIERS + list(DEPTH) + list(VIDEO):
         from gluoncv import model_zoo
         extra = {"aux": False, "crop_size": size} if name in SEGMENTERS else {}
-        if name not in GLUONCV_CLASSIFIERS:  # HRNet has no base network
+        if name not in GLUONCV_CLASSIFIERS:  # those have no base network
             extra["pretrained_base"] = False
         return model_zoo.get_model(name, pretrained=False, **extra)
     from mxnet.gluon.model_zoo import vision
@@ -391,13 +427,15 @@ def export(name, cases, out_dir, tmp_dir):
     mx.random.seed(seed)
     # Calibrated at the native size: on small inputs the last feature maps are 1x1, too small for statistics.
     size = cases[0][1] if name in SEGMENTERS else native_size(name)
-    calib = mx.nd.array(rng.normal(0, 1, (2, 3) + hw(size)).astype(np.float32))
+    calib = mx.nd.array(rng.normal(0, 1, input_shape(name, CALIBRATION_BATCH.get(name, 2), size)).astype(np.float32))
     if name in SYMBOLIC_DETECTORS + SYMBOLIC_DENSE:
         sym = symbolic_ssd() if name in SYMBOLIC_DETECTORS else symbolic_fpn()
         args, auxs = initialize_symbol(sym, size, rng)
     else:
         net = build(name, size)
         initialize(net)
+        if name in DEPTH:  # its encoder's unused Dense layer defeats the hybridized shape inference
+            net(calib)
         net.hybridize()
         net(calib)
         net.export(os.path.join(tmp_dir, name))
@@ -416,7 +454,7 @@ def export(name, cases, out_dir, tmp_dir):
     entry = {"name": name, "prefix": name, "task": task(name),
              "cases": [], "refused": []}
     for batch, size in cases:
-        shape = (batch, 3) + hw(size)
+        shape = input_shape(name, batch, size)
         x = rng.normal(0, 1, shape).astype(np.float32)
         try:
             outs = model(mx.nd.array(x))
@@ -543,7 +581,7 @@ def main():
     ap.add_argument("--only", nargs="*", help="models to make (default: the whole set)")
     a = ap.parse_args()
     everything = (CLASSIFIERS + DETECTORS + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS + list(POSE) +
-                  GLUONCV_CLASSIFIERS + list(sequence_models.SEQUENCE_MODELS))
+                  GLUONCV_CLASSIFIERS + list(DEPTH) + list(VIDEO) + list(sequence_models.SEQUENCE_MODELS))
     plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT},
                                          **SYMBOLIC_RCNN)
     if a.only:

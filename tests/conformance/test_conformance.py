@@ -254,7 +254,8 @@ def test_segmenter_reads_the_export(model):
     image = np.random.RandomState(0).randint(0, 256, (height, width, 3), dtype=np.uint8)
     with quiver.Segmenter(str(FIXTURES / model["prefix"]), image_size=(height, width)) as seg:
         result = seg.segment(image)
-        scores = np.asarray(seg.predict(seg.transform.batch([image])))
+        outputs = seg.predict(seg.transform.batch([image]))
+        scores = np.asarray(outputs[0] if isinstance(outputs, list) else outputs)  # DANet, ICNet: several
     assert result.class_ids.shape == (height, width)
     np.testing.assert_array_equal(result.class_ids, scores[0].argmax(axis=0))
     assert 0 < result.scores.min() and result.scores.max() <= 1

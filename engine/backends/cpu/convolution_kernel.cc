@@ -30,12 +30,24 @@ dnnl::primitive_attr ConvAttr(const ConvolutionParams& p, float sum_scale = 1.f,
 }
 
 memory::dims WeightDims(const ConvolutionParams& p, const Shape& w) {
-  if (p.num_group > 1) return {p.num_group, w[0] / p.num_group, w[1], w[2], w[3]};
-  return ToDims(w);
+  memory::dims dims = ToDims(w);
+  if (p.num_group > 1) {
+    dims[0] /= p.num_group;
+    dims.insert(dims.begin(), p.num_group);
+  }
+  return dims;
 }
 
 Desc PlainWeights(const ConvolutionParams& p, const memory::dims& dims, memory::data_type type) {
+  if (p.kernel.size() == 3) return Desc(dims, type, p.num_group > 1 ? memory::format_tag::goidhw : memory::format_tag::oidhw);
   return Desc(dims, type, p.num_group > 1 ? memory::format_tag::goihw : memory::format_tag::oihw);
+}
+
+// oneDNN counts dilation from 0.
+memory::dims Dilates(const ConvolutionParams& p) {
+  memory::dims dims;
+  for (int64_t d : p.dilate) dims.push_back(d - 1);
+  return dims;
 }
 
 // At precision int8, a convolution MXNet quantized: int8 or uint8 data, int8 weights (scaled per
@@ -71,7 +83,7 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   if (int8_out) attr.set_scales_mask(DNNL_ARG_DST, 0);
 
   const memory::dims strides(p.stride.begin(), p.stride.end());
-  const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
+  const memory::dims dilates = Dilates(p);
   const memory::dims pad(p.pad.begin(), p.pad.end());
   const Desc bias_desc = bias ? Desc({p.num_filter}, f32, memory::format_tag::a) : Desc();
   const dnnl::convolution_forward::primitive_desc pd(
@@ -113,6 +125,8 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
 
   if (req.precision == Precision::kInt8) {
     const Int8Hints hints = Int8Hints::Parse(req.attrs);
+    Check(!hints.present || p.kernel.size() == 2, Status::kUnsupported,
+          req.attrs.Where() + "int8 3-D convolution is not supported");
     if (hints.present) return BuildInt8Convolution(req, p, hints);
   }
 
@@ -125,13 +139,13 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   // A first layer (fewer than 8 input channels: less than one SIMD block) reads the row-major input
   // as it is: oneDNN has direct kernels for that, and its preferred layout would cost a reorder of the
   // whole image (4-7% of the MobileNets at batch 1, see README: Performance).
-  const bool plain_src = data.type.shape.size() == 4 && data.type.shape[1] < 8;
+  const bool plain_src = data.type.shape[1] < 8;
   const Desc src_any = plain_src ? PlainDesc(data.type.shape, type) : Desc(ToDims(data.type.shape), type, any);
   const Desc wei_any(wdims, type, any);
   const Desc bias_desc = bias ? Desc({p.num_filter}, f32, memory::format_tag::a) : Desc();
   const Desc dst_any(ToDims(req.outputs[0].shape), type, any);
   const memory::dims strides(p.stride.begin(), p.stride.end());
-  const memory::dims dilates = {p.dilate[0] - 1, p.dilate[1] - 1};
+  const memory::dims dilates = Dilates(p);
   const memory::dims pad(p.pad.begin(), p.pad.end());
 
   const dnnl::convolution_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference,

@@ -13,53 +13,75 @@
 namespace qv::cpu {
 namespace {
 
+// 2-D pooling runs as 3-D pooling of depth 1.
 class PoolingLoopKernel : public Kernel {
  public:
-  PoolingLoopKernel(const PoolingParams& p, const Shape& in, const Shape& out) : p_(p), in_(in), out_(out) {}
+  PoolingLoopKernel(const PoolingParams& p, const Shape& in, const Shape& out) : type_(p.type) {
+    count_include_pad_ = p.count_include_pad;
+    planes_ = in[0] * in[1];
+    const size_t skip = 5 - in.size();  // leading axes of size 1
+    for (size_t i = 0; i < 3; ++i) {
+      const bool real = i >= skip;
+      in_[i] = real ? in[2 + i - skip] : 1;
+      out_[i] = real ? out[2 + i - skip] : 1;
+      kernel_[i] = real ? p.kernel[i - skip] : 1;
+      stride_[i] = real ? p.stride[i - skip] : 1;
+      pad_[i] = real ? p.pad[i - skip] : 0;
+    }
+  }
 
   void Execute(const ExecArgs& args) const override {
     const float* x = static_cast<const float*>(args.inputs[0]);
     float* y = static_cast<float*>(args.outputs[0]);
-    const int64_t planes = in_[0] * in_[1], h = in_[2], w = in_[3], oh = out_[2], ow = out_[3];
-    ParallelFor(args.threads, planes, [&](int64_t plane) {
-      const float* src = x + plane * h * w;
-      float* dst = y + plane * oh * ow;
-      for (int64_t i = 0; i < oh; ++i)
-        for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = Window(src, i, j);
+    const int64_t in_plane = in_[0] * in_[1] * in_[2], out_plane = out_[0] * out_[1] * out_[2];
+    ParallelFor(args.threads, planes_, [&](int64_t plane) {
+      const float* src = x + plane * in_plane;
+      float* dst = y + plane * out_plane;
+      for (int64_t i = 0; i < out_plane; ++i) dst[i] = Window(src, i);
     });
   }
 
  private:
-  float Window(const float* src, int64_t i, int64_t j) const {
-    const int64_t h = in_[2], w = in_[3];
-    int64_t h0 = i * p_.stride[0] - p_.pad[0], w0 = j * p_.stride[1] - p_.pad[1];
-    int64_t h1 = std::min(h0 + p_.kernel[0], h + p_.pad[0]), w1 = std::min(w0 + p_.kernel[1], w + p_.pad[1]);
-    int64_t count = (h1 - h0) * (w1 - w0);
-    h0 = std::max<int64_t>(h0, 0);
-    w0 = std::max<int64_t>(w0, 0);
-    h1 = std::min(h1, h);
-    w1 = std::min(w1, w);
-    if (h1 <= h0 || w1 <= w0) return p_.type == PoolingParams::kMax ? -FLT_MAX : 0.f;
-    if (!p_.count_include_pad) count = (h1 - h0) * (w1 - w0);
-    float acc = p_.type == PoolingParams::kMax ? -FLT_MAX : 0.f;
-    for (int64_t a = h0; a < h1; ++a)
-      for (int64_t b = w0; b < w1; ++b)
-        acc = p_.type == PoolingParams::kMax ? std::max(acc, src[a * w + b]) : acc + src[a * w + b];
-    return p_.type == PoolingParams::kAvg ? acc / static_cast<float>(count) : acc;
+  // Output element `at` (row-major in the output plane).
+  float Window(const float* src, int64_t at) const {
+    int64_t lo[3], hi[3], count = 1, inside = 1;
+    for (int a = 2; a >= 0; --a) {
+      const int64_t o = at % out_[a];
+      at /= out_[a];
+      lo[a] = o * stride_[a] - pad_[a];
+      hi[a] = std::min(lo[a] + kernel_[a], in_[a] + pad_[a]);
+      count *= hi[a] - lo[a];
+      lo[a] = std::max<int64_t>(lo[a], 0);
+      hi[a] = std::min(hi[a], in_[a]);
+      if (hi[a] <= lo[a]) return type_ == PoolingParams::kMax ? -FLT_MAX : 0.f;
+      inside *= hi[a] - lo[a];
+    }
+    if (!count_include_pad_) count = inside;
+    float acc = type_ == PoolingParams::kMax ? -FLT_MAX : 0.f;
+    for (int64_t d = lo[0]; d < hi[0]; ++d)
+      for (int64_t h = lo[1]; h < hi[1]; ++h)
+        for (int64_t w = lo[2]; w < hi[2]; ++w) {
+          const float v = src[(d * in_[1] + h) * in_[2] + w];
+          acc = type_ == PoolingParams::kMax ? std::max(acc, v) : acc + v;
+        }
+    return type_ == PoolingParams::kAvg ? acc / static_cast<float>(count) : acc;
   }
 
-  PoolingParams p_;
-  Shape in_, out_;
+  PoolingParams::Type type_;
+  bool count_include_pad_ = true;
+  int64_t planes_ = 0;
+  int64_t in_[3], out_[3], kernel_[3], stride_[3], pad_[3];
 };
 
 KernelBuild BuildPooling(const KernelRequest& req) {
   auto p = PoolingParams::Parse(req.attrs);
   const Shape& in = req.inputs[0].type.shape;
   const Shape out = p.Resolve(req.attrs, in);
-  dnnl::memory::dims pad_r = {0, 0};
+  const size_t n = p.kernel.size();
+  dnnl::memory::dims pad_r(n, 0);
   bool overhang = false;  // a window reaches past the right/bottom padding
   bool empty = false;     // a window lies wholly in that overhang
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     // The floor convention may leave input rows unused; oneDNN then takes the symmetric padding.
     pad_r[i] = std::max((out[2 + i] - 1) * p.stride[i] + p.kernel[i] - in[2 + i] - p.pad[i], p.pad[i]);
     overhang = overhang || pad_r[i] > p.pad[i];
@@ -82,7 +104,7 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   const Quantization quant = req.inputs[0].quant;
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
-  const dnnl::memory::dims dilation = {0, 0};  // oneDNN counts dilation from 0
+  const dnnl::memory::dims dilation(n, 0);  // oneDNN counts dilation from 0
   const dnnl::pooling_forward::primitive_desc pd(
       CpuEngine(), dnnl::prop_kind::forward_inference, algorithm, src,
       Desc(ToDims(out), src.get_data_type(), dnnl::memory::format_tag::any), strides, kernel, dilation,

@@ -1,4 +1,4 @@
-// Convolution on cuDNN: 2-D, NCHW, float32, grouped and depthwise too, with the post-ops the backend
+// Convolution on cuDNN: 2-D (NCHW) and 3-D (NCDHW), float32, grouped and depthwise too, with the post-ops the backend
 // fuses (convolution_kernel.h).
 //
 // Everything but the pointers is fixed when the plan is built: the descriptors, and the algorithm,
@@ -68,33 +68,36 @@ class ConvolutionKernel : public CudaKernel {
     const Shape& y = req.outputs[0].shape;
     for (const Shape* s : {&x, &y})
       Check(ElementCount(*s) <= INT_MAX, Status::kUnsupported,
-            where_ + "cuDNN's 4-D descriptors address fewer than 2^31 elements, got " + ShapeToString(*s));
+            where_ + "cuDNN's descriptors address fewer than 2^31 elements, got " + ShapeToString(*s));
 
     weight_ = constants.Get(req.inputs[1].constant, req.device);
     if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
     fused_ = activation_ && !clip_ && bias_ != nullptr;
 
-    auto dim = [](int64_t d) { return static_cast<int>(d); };
-    MakeTensor4d(&d_.x, x, where_, "the data's descriptor");
-    MakeTensor4d(&d_.y, y, where_, "the output's descriptor");
+    auto ints = [](const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); };
+    const int spatial = static_cast<int>(p.kernel.size());
+    MakeTensor(&d_.x, x, where_, "the data's descriptor");
+    MakeTensor(&d_.y, y, where_, "the output's descriptor");
     CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
-    CheckCudnn(cudnnSetFilter4dDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dim(w[0]), dim(w[1]), dim(w[2]),
-                                          dim(w[3])),
+    CheckCudnn(cudnnSetFilterNdDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, spatial + 2, ints(w).data()),
                where_ + "describing the weight " + ShapeToString(w));
     CheckCudnn(cudnnCreateConvolutionDescriptor(&d_.conv), where_ + "creating the convolution's descriptor");
-    CheckCudnn(cudnnSetConvolution2dDescriptor(d_.conv, dim(p.pad[0]), dim(p.pad[1]), dim(p.stride[0]),
-                                               dim(p.stride[1]), dim(p.dilate[0]), dim(p.dilate[1]),
-                                               CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+    CheckCudnn(cudnnSetConvolutionNdDescriptor(d_.conv, spatial, ints(p.pad).data(), ints(p.stride).data(),
+                                               ints(p.dilate).data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                where_ + "describing the convolution");
-    CheckCudnn(cudnnSetConvolutionGroupCount(d_.conv, dim(p.num_group)), where_ + "setting the group count");
+    CheckCudnn(cudnnSetConvolutionGroupCount(d_.conv, static_cast<int>(p.num_group)), where_ + "setting the group count");
     CheckCudnn(cudnnSetConvolutionMathType(d_.conv, CUDNN_FMA_MATH), where_ + "asking for FP32 (FMA) math");
-    int dims[4] = {};
-    CheckCudnn(cudnnGetConvolution2dForwardOutputDim(d_.conv, d_.x, d_.w, &dims[0], &dims[1], &dims[2], &dims[3]),
+    std::vector<int> dims(y.size());
+    CheckCudnn(cudnnGetConvolutionNdForwardOutputDim(d_.conv, d_.x, d_.w, static_cast<int>(dims.size()), dims.data()),
                where_ + "computing the output's shape");
-    Check(Shape(dims, dims + 4) == y, Status::kInternal,
-          where_ + "cuDNN computes an output of " + ShapeToString(Shape(dims, dims + 4)) + ", the operator " +
+    Check(Shape(dims.begin(), dims.end()) == y, Status::kInternal,
+          where_ + "cuDNN computes an output of " + ShapeToString(Shape(dims.begin(), dims.end())) + ", the operator " +
               ShapeToString(y));
-    if (bias_) MakeTensor4d(&d_.bias, {1, y[1], 1, 1}, where_, "the bias's descriptor");
+    if (bias_) {
+      Shape bias(y.size(), 1);
+      bias[1] = y[1];
+      MakeTensor(&d_.bias, bias, where_, "the bias's descriptor");
+    }
     if (activation_) {
       CheckCudnn(cudnnCreateActivationDescriptor(&d_.act), where_ + "creating the activation's descriptor");
       // The fused call accepts only CUDNN_NOT_PROPAGATE_NAN; the separate one does the same, to agree.
@@ -207,8 +210,9 @@ KernelBuild BuildConvolution(const KernelRequest& req, DeviceConstantStore& cons
   const bool sum = kernel->sum();
   KernelBuild build = RowMajorBuild(req, std::move(runtime_inputs), std::move(kernel));
   if (sum) build.accumulate_input = 1;
-  const Shape& w = req.inputs[1].type.shape;  // (filters, channels per group, kh, kw)
-  build.flops = 2.0 * static_cast<double>(ElementCount(req.outputs[0].shape)) * static_cast<double>(w[1] * w[2] * w[3]);
+  const Shape& w = req.inputs[1].type.shape;  // (filters, channels per group, kernel...)
+  build.flops = 2.0 * static_cast<double>(ElementCount(req.outputs[0].shape)) *
+                static_cast<double>(ElementCount(w) / w[0]);
   return build;
 }
 

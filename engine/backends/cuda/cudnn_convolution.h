@@ -1,4 +1,4 @@
-// What the cuDNN Convolution and Deconvolution kernels share: their descriptors, a 4-D tensor
+// What the cuDNN Convolution and Deconvolution kernels share: their descriptors, a tensor
 // descriptor made in one call, and the choice of algorithm (the first exact FP32 one in cuDNN's
 // heuristics' order whose workspace fits).
 #pragma once
@@ -7,6 +7,7 @@
 
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backends/cuda/cudnn_error.h"
 #include "common/device.h"
@@ -38,12 +39,13 @@ struct ConvolutionDescriptors {
   cudnnActivationDescriptor_t act = nullptr;
 };
 
-// Creates `*desc` as an NCHW float tensor of 4-D `s`; `where` and `what` name it in errors.
-inline void MakeTensor4d(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& where,
-                         const std::string& what) {
+// Creates `*desc` as a packed float tensor of `s` (NCHW or NCDHW, 4 or 5 dimensions); `where` and
+// `what` name it in errors.
+inline void MakeTensor(cudnnTensorDescriptor_t* desc, const Shape& s, const std::string& where, const std::string& what) {
   CheckCudnn(cudnnCreateTensorDescriptor(desc), where + "creating " + what);
-  CheckCudnn(cudnnSetTensor4dDescriptor(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(s[0]),
-                                        static_cast<int>(s[1]), static_cast<int>(s[2]), static_cast<int>(s[3])),
+  const std::vector<int> dims(s.begin(), s.end());
+  CheckCudnn(cudnnSetTensorNdDescriptorEx(*desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, static_cast<int>(dims.size()),
+                                          dims.data()),
              where + what + " " + ShapeToString(s));
 }
 

@@ -53,8 +53,8 @@ class DeconvolutionKernel : public CudaKernel {
     weight_ = constants.Get(req.inputs[1].constant, req.device);
     if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
 
-    MakeTensor4d(&d_.x, x, where_, "the data's descriptor");
-    MakeTensor4d(&d_.y, y, where_, "the output's descriptor");
+    MakeTensor(&d_.x, x, where_, "the data's descriptor");
+    MakeTensor(&d_.y, y, where_, "the output's descriptor");
     CheckCudnn(cudnnCreateFilterDescriptor(&d_.w), where_ + "creating the weight's descriptor");
     CheckCudnn(cudnnSetFilter4dDescriptor(d_.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dim(w[0]), dim(w[1]), dim(w[2]),
                                           dim(w[3])),
@@ -72,7 +72,7 @@ class DeconvolutionKernel : public CudaKernel {
     Check(Shape(dims, dims + 4) == x, Status::kInternal,
           where_ + "cuDNN's convolution of the output " + ShapeToString(y) + " gives " +
               ShapeToString(Shape(dims, dims + 4)) + ", not the input " + ShapeToString(x));
-    if (bias_) MakeTensor4d(&d_.bias, {1, y[1], 1, 1}, where_, "the bias's descriptor");
+    if (bias_) MakeTensor(&d_.bias, {1, y[1], 1, 1}, where_, "the bias's descriptor");
 
     const CurrentDevice current(req.device.id);
     StreamPool& streams = ResourcesOf(req.device.id).streams;

@@ -84,6 +84,11 @@ void Softmax(const float* x, float* y, int64_t outer, int64_t axis, int64_t inne
 void SoftmaxWithLength(const float* x, const float* lengths, float* y, int64_t outer, int64_t axis, int64_t inner,
                        float inv_temperature, cudaStream_t stream);
 
+// GroupNorm over `count` contiguous groups of `size` values; group i is scaled by gamma_beta[i % groups]
+// and shifted by gamma_beta[groups + i % groups].
+void GroupNorm(const float* x, const float* gamma_beta, float* y, int64_t count, int64_t groups, int64_t size,
+               float eps, cudaStream_t stream);
+
 // The transformer operators (ops/transformer_math.h), one thread per lane or output element.
 void LayerNorm(const float* x, const float* gamma, const float* beta, float* y, int64_t outer, int64_t axis,
                int64_t inner, float eps, cudaStream_t stream);
@@ -97,12 +102,13 @@ void SequenceMask(const SequenceMaskGeometry& g, const float* x, const float* le
 void Divide(const float* x, float divisor, float* y, int64_t n, cudaStream_t stream);
 void Truncate(const float* x, float* y, int64_t n, cudaStream_t stream);
 
-// 2-D pooling of NCHW planes, MXNet's rules (see pooling_kernel.cc).
+// 2-D (NCHW) and 3-D (NCDHW) pooling of planes, MXNet's rules (see pooling_kernel.cc).
 struct PoolGeometry {
   enum Type { kMax, kAvg, kSum } type = kMax;
   bool count_include_pad = true;
-  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int64_t planes = 0;
+  // Per spatial axis (depth, height, width): 2-D pooling has depth 1, kernel 1, stride 1, pad 0.
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, stride[3] = {1, 1, 1}, pad[3] = {};
 };
 void Pool(const PoolGeometry& g, const float* x, float* y, cudaStream_t stream);
 

@@ -1,8 +1,7 @@
-// Pooling (max, avg, sum; global too) on the backend's own kernel, with MXNet's window rules.
+// 2-D and 3-D pooling (max, avg, sum; global too) on the backend's own kernel, with MXNet's window rules.
 // (cuDNN pooling, where it computes the same, comes with the cuDNN step.)
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_kernels.h"
-#include "common/error.h"
 #include "ops/pooling.h"
 
 namespace qv::cuda {
@@ -24,25 +23,20 @@ KernelBuild BuildPooling(const KernelRequest& req, DeviceConstantStore&) {
   auto p = PoolingParams::Parse(req.attrs);
   const Shape& in = req.inputs[0].type.shape;
   const Shape out = p.Resolve(req.attrs, in);
-  Check(in.size() == 4 && p.kernel.size() == 2, Status::kUnsupported,
-        req.attrs.Where() + "only 2-D pooling of NCHW data is supported on " + req.device.ToString() + ", got " +
-            ShapeToString(in));
   launch::PoolGeometry g;
   g.type = p.type == PoolingParams::kMax   ? launch::PoolGeometry::kMax
            : p.type == PoolingParams::kAvg ? launch::PoolGeometry::kAvg
                                            : launch::PoolGeometry::kSum;
   g.count_include_pad = p.count_include_pad;
   g.planes = in[0] * in[1];
-  g.h = in[2];
-  g.w = in[3];
-  g.oh = out[2];
-  g.ow = out[3];
-  g.kh = p.kernel[0];
-  g.kw = p.kernel[1];
-  g.sh = p.stride[0];
-  g.sw = p.stride[1];
-  g.ph = p.pad[0];
-  g.pw = p.pad[1];
+  const size_t skip = 5 - in.size();  // 2-D: depth 1
+  for (size_t i = skip; i < 3; ++i) {
+    g.in[i] = in[2 + i - skip];
+    g.out[i] = out[2 + i - skip];
+    g.kernel[i] = p.kernel[i - skip];
+    g.stride[i] = p.stride[i - skip];
+    g.pad[i] = p.pad[i - skip];
+  }
   return RowMajorBuild(req, {0}, std::make_unique<PoolingKernel>(g));
 }
 

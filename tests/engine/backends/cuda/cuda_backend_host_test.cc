@@ -233,7 +233,7 @@ TEST_CASE("A CUDA convolution is refused before device work when cuDNN could not
     BuildOnGpu("Convolution", {{"kernel", "(3,)"}, {"num_filter", "6"}}, {{{1, 4, 8}, DType::kFloat32}}, {y});
   });
   CHECK(status == Status::kUnsupported);
-  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("only 2-D convolution"));
+  CHECK_THAT(message, Catch::Contains("node 'node0' (Convolution)") && Catch::Contains("only 2-D and 3-D convolution"));
 }
 
 TEST_CASE("Without a GPU, a convolutional model on gpu(0) fails with QV_ERR_DEVICE", "[cuda][no_gpu]") {

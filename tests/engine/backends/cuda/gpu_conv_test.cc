@@ -1,7 +1,7 @@
 // The cuDNN convolution against the CPU backend's: the same graph compiled for cpu(0) and for gpu(0),
 // run on the same seeded random inputs, every output within qv_test::Compare's FP32 bound
 // (|gpu - cpu| <= 1e-5 * max(1, max |cpu|)). Covers the attributes (stride, padding, dilation, groups,
-// depthwise, 1x1, the 7x7 stem), the fused post-ops (ReLU after a bias and without one, clip from 0,
+// depthwise, 1x1, the 7x7 stem, 3-D), the fused post-ops (ReLU after a bias and without one, clip from 0,
 // the residual sum, BatchNorm folded in) and the post-ops left to kernels of their own.
 #include <catch2/catch.hpp>
 
@@ -52,6 +52,37 @@ TEST_CASE("GPU Convolution matches the CPU: bias or none, stride, padding, dilat
     GraphBuilder g;
     Params params;
     g.Output(AddConv(g, params, rng, "conv", g.Variable("data"), c.data[1], c.conv));
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.data, &rng)});
+  }
+}
+
+TEST_CASE("GPU 3-D Convolution matches the CPU: stride, padding, dilation, groups, bias, a 3-channel stem",
+          "[gpu]") {
+  struct Case {
+    qv_ref::Shape data, weight;
+    AttrMap attrs;
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 8, 16, 16}, {8, 3, 5, 7, 7}, {{"kernel", "(5, 7, 7)"}, {"stride", "(2, 2, 2)"}, {"pad", "(2, 3, 3)"},
+                                             {"no_bias", "True"}}},
+      {{2, 8, 4, 6, 5}, {8, 8, 3, 1, 1}, {{"kernel", "(3, 1, 1)"}, {"pad", "(1, 0, 0)"}}},
+      {{2, 6, 5, 5, 5}, {6, 2, 3, 3, 3}, {{"kernel", "(3, 3, 3)"}, {"pad", "(2, 1, 2)"}, {"dilate", "(2, 1, 2)"},
+                                           {"num_group", "3"}}},
+  };
+  std::mt19937 rng(22);
+  for (const Case& c : cases) {
+    INFO("data " << qv_ref::ShapeToString(c.data) << ", case " << (&c - cases.data()));
+    AttrMap attrs = c.attrs;
+    attrs["num_filter"] = std::to_string(c.weight[0]);
+    const bool bias = attrs.count("no_bias") == 0;
+    GraphBuilder g;
+    std::vector<qv_test::Entry> inputs = {g.Variable("data"), g.Variable("conv_weight")};
+    Params params = {{"conv_weight", qv_test::Random(c.weight, &rng, -0.5f, 0.5f)}};
+    if (bias) {
+      inputs.push_back(g.Variable("conv_bias"));
+      params["conv_bias"] = qv_test::Random({c.weight[0]}, &rng);
+    }
+    g.Output(g.Op("Convolution", "conv", attrs, inputs));
     ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.data, &rng)});
   }
 }

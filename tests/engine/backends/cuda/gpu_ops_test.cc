@@ -282,6 +282,35 @@ TEST_CASE("GPU Pooling matches the CPU: max, avg, sum, global, padding and the f
   for (const AttrMap& attrs : cases) ExpectUnaryOp("Pooling", attrs, {2, 3, 9, 10});
 }
 
+TEST_CASE("GPU 3-D Pooling matches the CPU: max, avg, sum, global, padding and the full convention", "[gpu]") {
+  const std::vector<AttrMap> cases = {
+      {{"pool_type", "max"}, {"kernel", "(1, 3, 3)"}, {"stride", "(1, 2, 2)"}, {"pad", "(0, 1, 1)"}},
+      {{"pool_type", "max"}, {"kernel", "(3, 1, 1)"}, {"stride", "(2, 1, 1)"}, {"pad", "(1, 0, 0)"}},
+      {{"pool_type", "avg"}, {"kernel", "(3, 3, 3)"}, {"stride", "(2, 2, 2)"}, {"pad", "(1, 1, 1)"},
+       {"count_include_pad", "False"}},
+      {{"pool_type", "avg"}, {"kernel", "(2, 3, 2)"}, {"stride", "(2, 2, 3)"}, {"pooling_convention", "full"}},
+      {{"pool_type", "sum"}, {"kernel", "(2, 2, 2)"}, {"stride", "(1, 2, 2)"}},
+      {{"pool_type", "avg"}, {"kernel", "(1, 1, 1)"}, {"global_pool", "True"}},
+  };
+  for (const AttrMap& attrs : cases) ExpectUnaryOp("Pooling", attrs, {2, 3, 5, 7, 6});
+}
+
+TEST_CASE("GPU GroupNorm matches the CPU: one group, several, one per channel, 5-D data", "[gpu]") {
+  std::mt19937 rng(9);
+  struct Case {
+    qv_ref::Shape data;
+    int64_t groups;
+  };
+  for (const Case& c : {Case{{2, 8, 5, 6}, 4}, Case{{1, 6, 7, 3}, 1}, Case{{2, 4, 3, 3}, 4}, Case{{1, 8, 3, 4, 5}, 2}}) {
+    INFO("data " << qv_ref::ShapeToString(c.data) << ", groups " << c.groups);
+    GraphBuilder g;
+    g.Output(g.Op("GroupNorm", "gn", {{"num_groups", std::to_string(c.groups)}, {"eps", "1e-5"}},
+                  {g.Variable("data"), g.Variable("gn_gamma"), g.Variable("gn_beta")}));
+    const Params params = {{"gn_gamma", qv_test::Random({c.groups}, &rng)}, {"gn_beta", qv_test::Random({c.groups}, &rng)}};
+    ExpectGpuMatchesCpu(g, params, {qv_test::Random(c.data, &rng)});
+  }
+}
+
 TEST_CASE("GPU AdaptiveAvgPooling2D matches the CPU: uniform, uneven and overlapping cells", "[gpu]") {
   ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "3"}}, {2, 3, 12, 12});
   ExpectUnaryOp("_contrib_AdaptiveAvgPooling2D", {{"output_size", "6"}}, {1, 16, 28, 28});

@@ -2,18 +2,22 @@ package io.quiver.infer;
 
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Detects objects with models whose outputs follow MXNet's detection layout, returning boxes in the
- * pixel coordinates of the image given. Two output forms are read:
+ * pixel coordinates of the image given. These output forms are read:
  * <ul>
  *   <li>one (N, K, 6) output of rows {@code [class_id, score, xmin, ymin, xmax, ymax]} with coordinates
  *       relative to the input (0..1), as {@code _contrib_MultiBoxDetection} gives;
  *   <li>three outputs, ids (N, K, 1), scores (N, K, 1) and boxes (N, K, 4) in input pixels, as GluonCV's
- *       SSD exports give.
+ *       SSD exports give;
+ *   <li>those three and a fourth, masks (N, K, mh, mw): each detection's object probabilities over its
+ *       box, as GluonCV's Mask R-CNN gives; {@link #detectInstances} returns them as image masks
+ *       ({@link Instance}), {@link #detect} ignores them.
  * </ul>
  * Rows with a negative class id are padding. Preprocessing is {@link ImageTransform#detection} for the
  * input's DataDesc size (default 512 x 512). Labels come from {@code synset.txt} beside the model when
@@ -46,54 +50,153 @@ public class ObjectDetector implements AutoCloseable {
 
   /** The objects scoring at least {@code threshold}, best first, in the image's pixel coordinates. */
   public List<Detection> detect(BufferedImage image, float threshold) {
+    final Rows rows = rows(image);
+    final List<Detection> detections = new ArrayList<>();
+    for (int i = 0; i < rows.ids.length; ++i) {
+      if (rows.kept(i, threshold)) {
+        detections.add(detection(rows, i, image));
+      }
+    }
+    detections.sort(Comparator.comparingDouble((Detection d) -> -d.score()));
+    return detections;
+  }
+
+  /**
+   * {@link #detect}'s detections, each with its mask over the image: the model's mask probabilities
+   * stretched over the detection's box (bilinear), the pixels above {@code maskThreshold}. For models
+   * with a mask output (Mask R-CNN); others throw {@link QuiverException} with {@code SHAPE}.
+   */
+  public List<Instance> detectInstances(BufferedImage image, float threshold, float maskThreshold) {
+    final Rows rows = rows(image);
+    if (rows.masks == null) {
+      throw new QuiverException(QuiverException.SHAPE, "the model has no mask output: detectInstances() needs "
+          + "a fourth output (N, K, mh, mw), as Mask R-CNN gives");
+    }
+    final int width = image.getWidth();
+    final int height = image.getHeight();
+    final List<Instance> instances = new ArrayList<>();
+    for (int i = 0; i < rows.ids.length; ++i) {
+      if (rows.kept(i, threshold)) {
+        final BitSet mask = pasteMask(rows.masks, i * rows.maskHeight * rows.maskWidth, rows.maskHeight,
+            rows.maskWidth, rows.box(i), width, height, maskThreshold);
+        instances.add(new Instance(detection(rows, i, image), width, height, mask));
+      }
+    }
+    instances.sort(Comparator.comparingDouble((Instance d) -> -d.score()));
+    return instances;
+  }
+
+  /**
+   * One image's detection rows: class ids, scores, boxes (4 per row) times the scale to the image's
+   * pixels, and the masks ({@code maskHeight x maskWidth} per row, row-major) or null.
+   */
+  private record Rows(float[] ids, float[] scores, float[] boxes, double sx, double sy, float[] masks,
+      int maskHeight, int maskWidth) {
+    boolean kept(int i, float threshold) {
+      return ids[i] >= 0 && scores[i] >= threshold;
+    }
+
+    /** Row i's box in image pixels, unclipped: xmin, ymin, xmax, ymax. */
+    double[] box(int i) {
+      return new double[] {boxes[4 * i] * sx, boxes[4 * i + 1] * sy, boxes[4 * i + 2] * sx, boxes[4 * i + 3] * sy};
+    }
+  }
+
+  /** Predicts on the image and reads the rows of whichever output form the model gives. */
+  private Rows rows(BufferedImage image) {
     final float[][] outputs = predictor.predict(transform.apply(List.of(image), layout));
     final long[][] shapes = new long[outputs.length][];
     for (int i = 0; i < outputs.length; ++i) {
       shapes[i] = predictor.lastOutputShape(i);
     }
-    final float sx;
-    final float sy;
-    final float[] ids;
-    final float[] scores;
-    final float[] boxes;
     if (outputs.length == 1 && shapes[0].length == 3 && shapes[0][2] == 6) {
       final int k = Math.toIntExact(shapes[0][1]);
-      ids = new float[k];
-      scores = new float[k];
-      boxes = new float[4 * k];
+      final float[] ids = new float[k];
+      final float[] scores = new float[k];
+      final float[] boxes = new float[4 * k];
       for (int i = 0; i < k; ++i) {
         ids[i] = outputs[0][6 * i];
         scores[i] = outputs[0][6 * i + 1];
         System.arraycopy(outputs[0], 6 * i + 2, boxes, 4 * i, 4);
       }
-      sx = image.getWidth();
-      sy = image.getHeight();
-    } else if (outputs.length == 3 && shapes[2].length == 3 && shapes[2][2] == 4
+      return new Rows(ids, scores, boxes, image.getWidth(), image.getHeight(), null, 0, 0);
+    }
+    if ((outputs.length == 3 || outputs.length == 4 && isMasks(shapes[3], shapes[2]))
+        && shapes[2].length == 3 && shapes[2][2] == 4
         && outputs[0].length * 4 == outputs[2].length && outputs[1].length * 4 == outputs[2].length) {
-      ids = outputs[0];
-      scores = outputs[1];
-      boxes = outputs[2];
-      sx = (float) image.getWidth() / transform.width();
-      sy = (float) image.getHeight() / transform.height();
-    } else {
-      final List<String> found = new ArrayList<>();
-      for (long[] shape : shapes) {
-        found.add(Shape.of(shape).toString());
-      }
-      throw new QuiverException(QuiverException.SHAPE, "not a detection model: outputs " + found
-          + "; expected one (N, K, 6) output or (N, K, 1), (N, K, 1), (N, K, 4)");
+      final boolean masked = outputs.length == 4;
+      return new Rows(outputs[0], outputs[1], outputs[2], (double) image.getWidth() / transform.width(),
+          (double) image.getHeight() / transform.height(), masked ? outputs[3] : null,
+          masked ? Math.toIntExact(shapes[3][2]) : 0, masked ? Math.toIntExact(shapes[3][3]) : 0);
     }
-    final List<Detection> detections = new ArrayList<>();
-    for (int i = 0; i < ids.length; ++i) {
-      if (ids[i] < 0 || scores[i] < threshold) {
-        continue;
-      }
-      detections.add(new Detection(label((int) ids[i]), scores[i],
-          clip(boxes[4 * i] * sx, image.getWidth()), clip(boxes[4 * i + 1] * sy, image.getHeight()),
-          clip(boxes[4 * i + 2] * sx, image.getWidth()), clip(boxes[4 * i + 3] * sy, image.getHeight())));
+    final List<String> found = new ArrayList<>();
+    for (long[] shape : shapes) {
+      found.add(Shape.of(shape).toString());
     }
-    detections.sort(Comparator.comparingDouble((Detection d) -> -d.score()));
-    return detections;
+    throw new QuiverException(QuiverException.SHAPE, "not a detection model: outputs " + found
+        + "; expected one (N, K, 6) output or (N, K, 1), (N, K, 1), (N, K, 4) and optionally masks (N, K, mh, mw)");
+  }
+
+  /** Whether {@code shape} is (N, K, mh, mw) masks, non-empty, for the rows of boxes of {@code boxesShape}. */
+  private static boolean isMasks(long[] shape, long[] boxesShape) {
+    return shape.length == 4 && boxesShape.length == 3 && shape[0] == boxesShape[0] && shape[1] == boxesShape[1]
+        && shape[2] > 0 && shape[3] > 0;
+  }
+
+  private Detection detection(Rows rows, int i, BufferedImage image) {
+    final double[] box = rows.box(i);
+    return new Detection(label((int) rows.ids[i]), rows.scores[i], clip(box[0], image.getWidth()),
+        clip(box[1], image.getHeight()), clip(box[2], image.getWidth()), clip(box[3], image.getHeight()));
+  }
+
+  /**
+   * A (gridHeight, gridWidth) grid of object probabilities, at {@code offset} in {@code grid}, laid over
+   * {@code box} (image pixels, possibly reaching outside the image): each image pixel inside the box
+   * takes the bilinear sample of the grid at its centre, the grid's cells spanning the box evenly with
+   * their centres the sample points. The pixels whose sample is above {@code threshold} are set, row-major.
+   */
+  private static BitSet pasteMask(float[] grid, int offset, int gridHeight, int gridWidth, double[] box,
+      int width, int height, float threshold) {
+    final BitSet mask = new BitSet(width * height);
+    if (!(box[2] > box[0] && box[3] > box[1])) {
+      return mask;
+    }
+    final Taps cols = Taps.over(box[0], box[2], gridWidth, width);
+    final Taps rows = Taps.over(box[1], box[3], gridHeight, height);
+    for (int r = 0; r < rows.low.length; ++r) {
+      final int top = offset + rows.low[r] * gridWidth;
+      final int bottom = offset + rows.high[r] * gridWidth;
+      final float fy = rows.weight[r];
+      for (int c = 0; c < cols.low.length; ++c) {
+        final float fx = cols.weight[c];
+        final float upper = grid[top + cols.low[c]] * (1 - fx) + grid[top + cols.high[c]] * fx;
+        final float lower = grid[bottom + cols.low[c]] * (1 - fx) + grid[bottom + cols.high[c]] * fx;
+        if (upper * (1 - fy) + lower * fy > threshold) {
+          mask.set((rows.first + r) * width + cols.first + c);
+        }
+      }
+    }
+    return mask;
+  }
+
+  /**
+   * How the image pixels {@code first, first + 1, ...} of one axis that lie in {@code [start, end)}
+   * sample a grid of {@code cells} spanning that range: the two cells each pixel's centre falls
+   * between, and the weight of the second.
+   */
+  private record Taps(int first, int[] low, int[] high, float[] weight) {
+    static Taps over(double start, double end, int cells, int pixels) {
+      final int first = (int) Math.max(0, Math.floor(start));
+      final int count = (int) Math.max(0, Math.min(pixels, Math.ceil(end)) - first);
+      final Taps taps = new Taps(first, new int[count], new int[count], new float[count]);
+      for (int i = 0; i < count; ++i) {
+        final double at = Math.max(0, Math.min((first + i + 0.5 - start) / (end - start) * cells - 0.5, cells - 1));
+        taps.low[i] = (int) Math.floor(at);
+        taps.high[i] = Math.min(taps.low[i] + 1, cells - 1);
+        taps.weight[i] = (float) (at - taps.low[i]);
+      }
+      return taps;
+    }
   }
 
   /** Releases the model. Idempotent. */
@@ -106,7 +209,7 @@ public class ObjectDetector implements AutoCloseable {
     return labels != null && id < labels.size() ? labels.get(id) : Integer.toString(id);
   }
 
-  private static float clip(float value, int limit) {
-    return Math.max(0, Math.min(value, limit));
+  private static float clip(double value, int limit) {
+    return (float) Math.max(0, Math.min(value, limit));
   }
 }

@@ -10,9 +10,11 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Collectors;
@@ -120,27 +122,107 @@ class ClassifierTest {
         0, 0.3f, 0.0f, 0.0f, 1.0f, 1.0f,    // below the threshold
         -1, 0.99f, 0.0f, 0.0f, 0.5f, 0.5f,  // padding row
         2, 0.7f, 0.5f, 0.5f, 1.2f, 0.9f};   // clipped to the image
-    try (ObjectDetector det = new ObjectDetector(constantDetector(rows), List.of("cat", "dog", "bird"),
-        ImageTransform.detection(64, 64))) {
+    try (ObjectDetector det = new ObjectDetector(constantOutputs(new float[][] {rows}, new long[] {4, 6}),
+        List.of("cat", "dog", "bird"), ImageTransform.detection(64, 64))) {
       final List<Detection> found = det.detect(new BufferedImage(400, 200, BufferedImage.TYPE_INT_RGB), 0.5f);
       assertEquals(List.of(new Detection("dog", 0.9f, 40, 40, 200, 120), new Detection("bird", 0.7f, 200, 100, 400, 180)),
           found.stream().map(ClassifierTest::rounded).collect(Collectors.toList()));
     }
   }
 
-  /** A model that ignores its image and outputs `rows` (K x 6): a zero-weight FullyConnected whose bias holds them. */
-  private static Predictor constantDetector(float[] rows) {
-    final int k = rows.length / 6;
-    final String json = MxnetFiles.symbolJson(List.of(new MxnetFiles.Node("null", "data", Map.of()),
-        new MxnetFiles.Node("Pooling", "pool", Map.of("global_pool", "True", "kernel", "(1, 1)", "pool_type", "avg"), 0),
-        new MxnetFiles.Node("null", "fc_weight", Map.of()), new MxnetFiles.Node("null", "fc_bias", Map.of()),
-        new MxnetFiles.Node("FullyConnected", "fc", Map.of("num_hidden", Integer.toString(6 * k)), 1, 2, 3),
-        new MxnetFiles.Node("Reshape", "det", Map.of("shape", "(0, -1, 6)"), 4)), 5);
+  @Test
+  void objectDetectorReadsMaskRcnnOutputs() {
+    // GluonCV Mask R-CNN's form: ids, scores, boxes (input pixels) and (N, K, mh, mw) mask probabilities.
+    final float[] ids = {1, 0, -1};
+    final float[] scores = {0.9f, 0.8f, -1};
+    final float[] boxes = {8, 16, 40, 48, -16, 0, 16, 64, -1, -1, -1, -1};  // on a 64 x 64 input
+    final float[] masks = new float[3 * 4 * 4];
+    for (int r = 0; r < 4; ++r) {
+      masks[4 * r] = masks[4 * r + 1] = 1;  // the first object fills the left half of its box
+    }
+    Arrays.fill(masks, 16, 32, 0.7f);      // the second all of its box (clipped to the image)
+    try (ObjectDetector det = new ObjectDetector(constantOutputs(new float[][] {ids, scores, boxes, masks},
+        new long[] {3, 1}, new long[] {3, 1}, new long[] {3, 4}, new long[] {3, 4, 4}), List.of("cat", "dog"),
+        ImageTransform.detection(64, 64))) {
+      final BufferedImage image = new BufferedImage(256, 128, BufferedImage.TYPE_INT_RGB);  // 4x as wide, 2x as high
+      final List<Detection> found = det.detect(image, 0.5f);
+      assertEquals(List.of(new Detection("dog", 0.9f, 32, 32, 160, 96), new Detection("cat", 0.8f, 0, 0, 64, 128)),
+          found.stream().map(ClassifierTest::rounded).collect(Collectors.toList()));
+      final List<Instance> instances = det.detectInstances(image, 0.5f, 0.5f);
+      assertEquals(found, instances.stream().map(Instance::detection).collect(Collectors.toList()));
+      final Instance dog = instances.get(0);
+      final Instance cat = instances.get(1);
+      assertEquals(List.of(256, 128, 256, 128), List.of(dog.width(), dog.height(), cat.width(), cat.height()));
+      // The left half of (32, 32)-(160, 96), and on to column 95, where the grid's samples fall to 0.5.
+      assertTrue(dog.mask().equals(rectangle(256, 32, 96, 32, 96)), () -> describe(dog));
+      assertTrue(cat.mask().equals(rectangle(256, 0, 64, 0, 128)), () -> describe(cat));  // its box starts left of the image
+      assertTrue(cat.contains(63, 127) && !cat.contains(64, 0));
+      assertThrows(IndexOutOfBoundsException.class, () -> cat.contains(256, 0));
+    }
+  }
+
+  @Test
+  void objectDetectorWithoutMasksRefusesDetectInstances() {
+    try (ObjectDetector det = new ObjectDetector(constantOutputs(new float[][] {{1, 0.9f, 0.1f, 0.2f, 0.5f, 0.6f}},
+        new long[] {1, 6}), null, ImageTransform.detection(64, 64))) {
+      final BufferedImage image = new BufferedImage(32, 32, BufferedImage.TYPE_INT_RGB);
+      final QuiverException e = assertThrows(QuiverException.class, () -> det.detectInstances(image, 0.5f, 0.5f));
+      assertEquals(QuiverException.SHAPE, e.code());
+      assertTrue(e.getMessage().contains("no mask output"), e.getMessage());
+      assertEquals(1, det.detect(image, 0.5f).size());
+    }
+  }
+
+  /**
+   * A model that ignores its 64 x 64 image and always gives {@code values}, batch 1, each output shaped
+   * (1, shapes[i]...): per output, a zero-weight FullyConnected whose bias holds it, reshaped.
+   */
+  private static Predictor constantOutputs(float[][] values, long[]... shapes) {
+    final List<MxnetFiles.Node> nodes = new ArrayList<>(List.of(new MxnetFiles.Node("null", "data", Map.of()),
+        new MxnetFiles.Node("Pooling", "pool", Map.of("global_pool", "True", "kernel", "(1, 1)", "pool_type", "avg"), 0)));
     final LinkedHashMap<String, MxnetFiles.Param> params = new LinkedHashMap<>();
-    params.put("arg:fc_weight", new MxnetFiles.Param(new long[] {6 * k, 3}, new float[18 * k]));
-    params.put("arg:fc_bias", new MxnetFiles.Param(new long[] {6 * k}, rows));
+    final int[] heads = new int[values.length];
+    for (int i = 0; i < values.length; ++i) {
+      final int n = values[i].length;
+      final int fc = nodes.size();
+      final String dims = Arrays.stream(shapes[i]).mapToObj(Long::toString).collect(Collectors.joining(", "));
+      nodes.add(new MxnetFiles.Node("null", "fc" + i + "_weight", Map.of()));
+      nodes.add(new MxnetFiles.Node("null", "fc" + i + "_bias", Map.of()));
+      nodes.add(new MxnetFiles.Node("FullyConnected", "fc" + i, Map.of("num_hidden", Integer.toString(n)), 1, fc, fc + 1));
+      nodes.add(new MxnetFiles.Node("Reshape", "out" + i, Map.of("shape", "(0, " + dims + ")"), fc + 2));
+      params.put("arg:fc" + i + "_weight", new MxnetFiles.Param(new long[] {n, 3}, new float[3 * n]));
+      params.put("arg:fc" + i + "_bias", new MxnetFiles.Param(new long[] {n}, values[i]));
+      heads[i] = fc + 3;
+    }
+    final String json = MxnetFiles.symbolJson(nodes, heads);
     return Predictor.fromStreams(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
         new ByteArrayInputStream(MxnetFiles.paramsBytes(params)), List.of(Fixtures.data(1, 3, 64, 64)));
+  }
+
+  /** Pixels [x0, x1) x [y0, y1) of an image {@code width} wide, row-major. */
+  private static BitSet rectangle(int width, int x0, int x1, int y0, int y1) {
+    final BitSet pixels = new BitSet();
+    for (int y = y0; y < y1; ++y) {
+      pixels.set(y * width + x0, y * width + x1);
+    }
+    return pixels;
+  }
+
+  /** The mask's size and bounding box, for failure messages. */
+  private static String describe(Instance instance) {
+    final BitSet mask = instance.mask();
+    if (mask.isEmpty()) {
+      return instance.label() + ": empty mask";
+    }
+    final int width = instance.width();
+    int x0 = width;
+    int x1 = -1;
+    for (int i = mask.nextSetBit(0); i >= 0; i = mask.nextSetBit(i + 1)) {
+      x0 = Math.min(x0, i % width);
+      x1 = Math.max(x1, i % width);
+    }
+    return String.format(Locale.ROOT, "%s: %d pixels in columns %d..%d, rows %d..%d", instance.label(),
+        mask.cardinality(), x0, x1, mask.nextSetBit(0) / width, (mask.length() - 1) / width);
   }
 
   private static Detection rounded(Detection d) {
