@@ -98,7 +98,8 @@ class ObjectDetector(Predictor):
                 found.append((label, float(score), box))
             else:
                 unclipped = (float(x1 * sx), float(y1 * sy), float(x2 * sx), float(y2 * sy))
-                found.append((label, float(score), box, _paste_mask(masks[k], unclipped, (height, width)) > mask_threshold))
+                mask = _paste_mask(masks[k], unclipped, (height, width)) > mask_threshold
+                found.append((label, float(score), box, mask))
         found.sort(key=lambda d: -d[1])
         return found
 
