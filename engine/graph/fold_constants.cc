@@ -18,7 +18,7 @@ namespace {
 const std::set<std::string> kSameOrder = {"Reshape", "expand_dims", "squeeze", "Flatten", "reshape_like"};
 // Operators that read a window or a permutation of the input (ops/shape_ops.h's StridedRead); the
 // ones that can enlarge a tensor (tile, repeat, broadcasts) are left to run time.
-const std::set<std::string> kStrided = {"transpose", "SwapAxis", "slice", "slice_axis"};
+const std::set<std::string> kStrided = {"transpose", "SwapAxis", "reverse", "slice", "slice_axis"};
 
 bool Folds(const std::string& op) {
   return kSameOrder.count(op) || kStrided.count(op) || op == "Concat" || op == "stack" || op == "Cast";

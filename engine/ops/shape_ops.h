@@ -1,5 +1,6 @@
 // Geometry of the operators that only move data: Reshape, expand_dims, squeeze, reshape_like, transpose,
-// SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat, broadcast_axis, broadcast_to, broadcast_like.
+// SwapAxis, reverse, slice, slice_axis, slice_like, Crop, tile, repeat, broadcast_axis, broadcast_to,
+// broadcast_like.
 #pragma once
 
 #include <vector>
@@ -21,6 +22,10 @@ Shape ReshapeLikeOutput(const Attrs& attrs, const Shape& lhs, const Shape& rhs);
 
 // SwapAxis's permutation: the identity with dim1 and dim2 exchanged (negative axes count from the end).
 std::vector<int64_t> SwapAxisAxes(const Attrs& attrs, size_t ndim);
+
+// reverse's axes: whether each of the data's axes comes out reversed (an axis named twice is reversed
+// twice, as MXNet's kernel does it: not at all).
+std::vector<bool> ReversedAxes(const Attrs& attrs, size_t ndim);
 
 // A strided window of the input: output index i along axis d reads input index begin[d] + i * step[d].
 struct SliceWindow {
@@ -45,13 +50,13 @@ Shape RepeatOutput(const Attrs& attrs, const Shape& input);
 // every axis is the output's size or 1. `inputs`: the node's input shapes.
 Shape BroadcastToOutput(const Attrs& attrs, const std::vector<Shape>& inputs);
 
-// Where transpose, SwapAxis, slice, slice_axis, slice_like, Crop, tile, repeat and the broadcasts read
-// their row-major input: the output element at row-major coordinates c over `out` reads input element
-// offset + sum_d c_d * strides[d]. A stride is permuted by a transpose, negative in a reversed slice,
-// and 0 along an axis that reads the same elements again (tile, repeat, a broadcast size-1 axis). `out`
-// is the output's shape or a view of it with the same row-major order: axes of size 1 dropped, axes that
-// read consecutively merged, and for tile and repeat an axis split in two (a repeat count and the
-// input's axis). It has at least one axis.
+// Where transpose, SwapAxis, reverse, slice, slice_axis, slice_like, Crop, tile, repeat and the
+// broadcasts read their row-major input: the output element at row-major coordinates c over `out` reads
+// input element offset + sum_d c_d * strides[d]. A stride is permuted by a transpose, negative along a
+// reversed axis or in a reversed slice, and 0 along an axis that reads the same elements again (tile,
+// repeat, a broadcast size-1 axis). `out` is the output's shape or a view of it with the same row-major
+// order: axes of size 1 dropped, axes that read consecutively merged, and for tile and repeat an axis
+// split in two (a repeat count and the input's axis). It has at least one axis.
 struct StridedRead {
   Shape out;
   std::vector<int64_t> strides;

@@ -84,6 +84,15 @@ StridedRead UncompactedRead(const Attrs& attrs, const std::vector<Shape>& inputs
     }
     return read;
   }
+  if (attrs.op() == "reverse") {
+    const std::vector<bool> reversed = ReversedAxes(attrs, in.size());
+    read.out = in;
+    for (size_t d = 0; d < in.size(); ++d) {
+      read.strides.push_back(reversed[d] ? -in_strides[d] : in_strides[d]);
+      if (reversed[d]) read.offset += (in[d] - 1) * in_strides[d];
+    }
+    return read;
+  }
   const SliceWindow w = attrs.op() == "slice_like" ? ResolveSliceLike(attrs, in, inputs[1])
                         : attrs.op() == "Crop"     ? ResolveCrop(attrs, inputs)
                                                    : ResolveSlice(attrs, in);

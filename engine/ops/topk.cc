@@ -6,13 +6,15 @@ namespace qv {
 
 TopKParams TopKParams::Resolve(const Attrs& attrs, const Shape& input) {
   TopKParams p;
-  const std::string ret = attrs.GetString("ret_typ", "indices");
+  // argsort is MXNet's topk of every element, returning indices, ascending unless told otherwise.
+  const bool argsort = attrs.op() == "argsort";
+  const std::string ret = argsort ? "indices" : attrs.GetString("ret_typ", "indices");
   if (ret == "value") p.ret = TopKReturn::kValue;
   else if (ret == "indices") p.ret = TopKReturn::kIndices;
   else if (ret == "mask") p.ret = TopKReturn::kMask;
   else if (ret == "both") p.ret = TopKReturn::kBoth;
   else throw Error(Status::kParse, attrs.Where() + "ret_typ '" + ret + "' is not one of value, indices, mask, both");
-  p.ascend = attrs.GetBool("is_ascend", false);
+  p.ascend = attrs.GetBool("is_ascend", argsort);
   // Indices are kept in float32 whatever dtype names; these dtypes hold every index float32 holds.
   const std::string dtype = attrs.GetString("dtype", "float32");
   Check(dtype == "float32" || dtype == "float64" || dtype == "int32" || dtype == "int64", Status::kUnsupported,
@@ -35,7 +37,7 @@ TopKParams TopKParams::Resolve(const Attrs& attrs, const Shape& input) {
   }
   Check(p.n <= (int64_t{1} << 24), Status::kUnsupported,
         attrs.Where() + "sorts " + std::to_string(p.n) + " elements together; float32 indices are exact up to 2^24");
-  p.k = attrs.GetInt("k", 1);
+  p.k = argsort ? 0 : attrs.GetInt("k", 1);
   if (p.k <= 0) p.k = p.n;
   Check(p.k <= p.n, Status::kShape,
         attrs.Where() + "k " + std::to_string(p.k) + " is more than the " + std::to_string(p.n) + " elements of " +
@@ -56,7 +58,9 @@ namespace {
 
 class TopKOp : public OpDef {
  public:
-  int NumOutputs(const Attrs& attrs) const override { return attrs.GetString("ret_typ", "indices") == "both" ? 2 : 1; }
+  int NumOutputs(const Attrs& attrs) const override {
+    return attrs.op() == "topk" && attrs.GetString("ret_typ", "indices") == "both" ? 2 : 1;
+  }
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
@@ -67,7 +71,7 @@ class TopKOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({{"topk"}}, new TopKOp);
+const OpRegistrar kRegister({{"topk"}, {"argsort"}}, new TopKOp);
 
 }  // namespace
 }  // namespace qv

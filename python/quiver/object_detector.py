@@ -12,17 +12,24 @@ from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_l
                     model_image_size)
 from .predictor import Predictor
 
-Detection = Tuple[str, float, Tuple[float, float, float, float]]
+Box = Tuple[float, float, float, float]
+Detection = Tuple[str, float, Box]
+# A detection with its mask: a boolean (height, width) array over the image, True inside the object.
+Instance = Tuple[str, float, Box, np.ndarray]
+# Per image: class ids, scores, boxes (K, 4), whether boxes are relative to the input, masks (K, mh, mw) or None.
+_Rows = Tuple[np.ndarray, np.ndarray, np.ndarray, bool, Optional[np.ndarray]]
 
 
 class ObjectDetector(Predictor):
     """Detects objects with models whose outputs follow MXNet's detection layout.
 
-    Two output forms are read:
+    These output forms are read:
       * one (N, K, 6) output of rows ``[class_id, score, xmin, ymin, xmax, ymax]`` with coordinates
         relative to the input (0..1), as ``_contrib_MultiBoxDetection`` gives;
       * three outputs ``(ids (N, K, 1), scores (N, K, 1), boxes (N, K, 4))`` with boxes in input pixels,
-        as GluonCV's SSD exports give.
+        as GluonCV's SSD, YOLOv3 and Faster R-CNN exports give (CenterNet's ids and scores are (N, K));
+      * those three and a fourth, ``masks (N, K, mh, mw)``: each detection's object probabilities over
+        its box, as GluonCV's Mask R-CNN gives; detect_instances() returns them as image masks.
 
     Rows with a negative class id are padding and are skipped.
 
@@ -55,36 +62,87 @@ class ObjectDetector(Predictor):
 
     def detect_batch(self, images: Sequence[ImageLike], threshold: float = 0.5) -> List[List[Detection]]:
         """detect() for several images at once (one batch)."""
+        return self._detect(images, threshold, None)
+
+    def detect_instances(self, image: ImageLike, threshold: float = 0.5,
+                         mask_threshold: float = 0.5) -> List[Instance]:
+        """detect()'s detections, each with its mask over `image`: the model's mask probabilities
+        stretched over the detection's box (bilinear), above `mask_threshold`. For models with a mask
+        output (Mask R-CNN)."""
+        return self._detect([image], threshold, mask_threshold)[0]
+
+    def _detect(self, images: Sequence[ImageLike], threshold: float,
+                mask_threshold: Optional[float]) -> List[List[Any]]:
         rgb = [load_image(image) for image in images]
         outputs = self.predict(in_layout(self.transform.batch(rgb), self.input_desc()))
-        return [self._decode(rows, pil.size, threshold) for rows, pil in zip(_rows(outputs), rgb)]
+        rows = _rows(outputs)
+        if mask_threshold is not None and rows[0][4] is None:
+            raise ShapeError.from_message("the model has no mask output: detect_instances() needs a fourth "
+                                          "output (N, K, mh, mw), as Mask R-CNN gives")
+        return [self._decode(r, pil.size, threshold, mask_threshold) for r, pil in zip(rows, rgb)]
 
-    def _decode(self, rows: Tuple[np.ndarray, np.ndarray, np.ndarray, bool], image_size: Tuple[int, int],
-                threshold: float) -> List[Detection]:
-        ids, scores, boxes, normalized = rows
+    def _decode(self, rows: _Rows, image_size: Tuple[int, int], threshold: float,
+                mask_threshold: Optional[float]) -> List[Any]:
+        ids, scores, boxes, normalized, masks = rows
         width, height = image_size
         in_height, in_width = self.transform.size
         sx, sy = (width, height) if normalized else (width / in_width, height / in_height)
-        found = []
-        for cls, score, (x1, y1, x2, y2) in zip(ids, scores, boxes):
+        found: List[Any] = []
+        for k, (cls, score, (x1, y1, x2, y2)) in enumerate(zip(ids, scores, boxes)):
             if cls < 0 or score < threshold:
                 continue
             label = self._labels[int(cls)] if self._labels is not None and int(cls) < len(self._labels) else str(int(cls))
             box = (float(np.clip(x1 * sx, 0, width)), float(np.clip(y1 * sy, 0, height)),
                    float(np.clip(x2 * sx, 0, width)), float(np.clip(y2 * sy, 0, height)))
-            found.append((label, float(score), box))
+            if mask_threshold is None or masks is None:
+                found.append((label, float(score), box))
+            else:
+                unclipped = (float(x1 * sx), float(y1 * sy), float(x2 * sx), float(y2 * sy))
+                mask = _paste_mask(masks[k], unclipped, (height, width)) > mask_threshold
+                found.append((label, float(score), box, mask))
         found.sort(key=lambda d: -d[1])
         return found
 
 
-def _rows(outputs: Any) -> List[Tuple[np.ndarray, np.ndarray, np.ndarray, bool]]:
-    """Per image: (class ids, scores, boxes (K, 4), boxes_are_normalized) from either output form."""
+def _paste_mask(mask: np.ndarray, box: Box, image_shape: Tuple[int, int]) -> np.ndarray:
+    """A (mh, mw) grid of probabilities laid over `box` (pixels, may reach outside the image) as an
+    (height, width) float array: each pixel inside the box takes the bilinear sample of the grid at its
+    centre (grid cells spanning the box evenly, their centres the sample points); 0 outside the box."""
+    height, width = image_shape
+    mh, mw = mask.shape
+    x1, y1, x2, y2 = box
+    out = np.zeros((height, width), np.float32)
+    cols = np.arange(max(0, int(np.floor(x1))), min(width, int(np.ceil(x2))))
+    rows = np.arange(max(0, int(np.floor(y1))), min(height, int(np.ceil(y2))))
+    if x2 <= x1 or y2 <= y1 or not len(cols) or not len(rows):
+        return out
+
+    def taps(pixels: np.ndarray, start: float, extent: float, cells: int) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        at = np.clip((pixels + 0.5 - start) / extent * cells - 0.5, 0, cells - 1)
+        low = np.floor(at).astype(int)
+        return low, np.minimum(low + 1, cells - 1), (at - low).astype(np.float32)
+
+    c0, c1, fx = taps(cols, x1, x2 - x1, mw)
+    r0, r1, fy = taps(rows, y1, y2 - y1, mh)
+    m = mask.astype(np.float32)
+    top = m[r0][:, c0] * (1 - fx) + m[r0][:, c1] * fx
+    bottom = m[r1][:, c0] * (1 - fx) + m[r1][:, c1] * fx
+    out[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1] = top * (1 - fy)[:, None] + bottom * fy[:, None]
+    return out
+
+
+def _rows(outputs: Any) -> List[_Rows]:
+    """Per image: (class ids, scores, boxes (K, 4), boxes_are_normalized, masks or None) from any output form."""
     if not isinstance(outputs, list) and outputs.ndim == 3 and outputs.shape[2] == 6:
-        return [(o[:, 0], o[:, 1], o[:, 2:6], True) for o in outputs]
-    if isinstance(outputs, list) and len(outputs) == 3:
-        ids, scores, boxes = outputs
-        if boxes.ndim == 3 and boxes.shape[2] == 4 and ids.shape[:2] == scores.shape[:2] == boxes.shape[:2]:
-            return [(i.reshape(-1), s.reshape(-1), b, False) for i, s, b in zip(ids, scores, boxes)]
+        return [(o[:, 0], o[:, 1], o[:, 2:6], True, None) for o in outputs]
+    if isinstance(outputs, list) and len(outputs) in (3, 4):
+        ids, scores, boxes = outputs[:3]
+        masks = outputs[3] if len(outputs) == 4 else None
+        if (boxes.ndim == 3 and boxes.shape[2] == 4 and ids.shape[:2] == scores.shape[:2] == boxes.shape[:2]
+                and (masks is None or (masks.ndim == 4 and masks.shape[:2] == boxes.shape[:2]))):
+            return [(i.reshape(-1), s.reshape(-1), b, False, None if masks is None else masks[n])
+                    for n, (i, s, b) in enumerate(zip(ids, scores, boxes))]
     shapes = [o.shape for o in outputs] if isinstance(outputs, list) else [outputs.shape]
     raise ShapeError.from_message(
-        f"not a detection model: outputs {shapes}; expected one (N, K, 6) output or (N, K, 1), (N, K, 1), (N, K, 4)")
+        f"not a detection model: outputs {shapes}; expected one (N, K, 6) output or (N, K, 1), (N, K, 1), "
+        "(N, K, 4) and optionally masks (N, K, mh, mw)")

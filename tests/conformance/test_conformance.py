@@ -5,9 +5,10 @@ Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of
 pixel), pose estimators (task "pose": dense keypoint heatmaps) and sequence models (task "sequence": a
 small BERT encoder's outputs), all compared as a classifier's output
 is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
-YOLOv3, CenterNet, outputs ids, scores, boxes; MXNet's symbolic SSD, one (N, anchors, 6) output of rows with boxes
-relative to the image): the same detections above a score threshold, matched by class, score (within
-1e-4) and box (IoU > 0.99). mx-rcnn's symbolic Faster R-CNN (task "rcnn": inputs data and im_info;
+YOLOv3, CenterNet, Faster R-CNN, outputs ids, scores, boxes; Mask R-CNN, masks too; MXNet's symbolic
+SSD, one (N, anchors, 6) output of rows with boxes relative to the image): the same detections above a
+score threshold, matched by class, score (within 1e-4) and box (IoU > 0.99), and each matched
+detection's mask within 1e-4. mx-rcnn's symbolic Faster R-CNN (task "rcnn": inputs data and im_info;
 outputs rois, cls_prob, bbox_pred): its rois by the detectors' rule, each scored by its RPN score (the
 Proposal's output_score, from the fixture's copy of the file that outputs it), and the head's rows of
 each matched roi by the dense rule (compare_rcnn()).
@@ -24,7 +25,10 @@ float64 in MXNet and 3.6e-4 in Quiver, which tracks MXNet's error layer by layer
   p = sigmoid(a) sigmoid(b) (objectness times class: it moves by at most p (2 - sigmoid(a) - sigmoid(b)) E,
   and 2 - u - v <= 2 (1 - u v) for u, v in (0, 1)), and CenterNet's p = sigmoid(a) moves by at most
   p (1 - p) E, so a score may differ by max(1e-4, 4 p (1 - p) E),
-  again twice MXNet's own share.
+  again twice MXNet's own share. Faster and Mask R-CNN's logits are per region proposal: E is measured
+  over the proposals MXNet's float32 and float64 runs agree on. A mask probability sigmoid(a) moves by at
+  most 1/4 of its logit's error E_mask (measured the same way), and the mask head reads the detection's
+  box, which differs between the runs too: it may differ by max(1e-4, E_mask) (mask_tolerance()).
 
 QUIVER_CONFORMANCE_DIR names the fixture directory (tests/conformance/make_fixtures.sh prints it).
 With QUIVER_CONFORMANCE_REPORT set, each case appends one JSON line (model, shape, max error, MXNet's
@@ -93,34 +97,53 @@ def score_tolerance(score: float, logit_error: float) -> float:
 
 def find(row, rows, logit_error):
     """The row of `rows` that is the same detection as `row` (class, score, IoU > MIN_IOU), or None."""
-    cls, score, box = row
+    cls, score, box = row[:3]
     tol = score_tolerance(score, logit_error)
     same = [r for r in rows if r[0] == cls and abs(r[1] - score) <= tol and iou(box, r[2]) > MIN_IOU]
     return min(same, key=lambda r: abs(r[1] - score), default=None)
 
 
-def compare_detections(got, want, size, logit_error):
-    """Checks that each output holds the other's detections; returns the worst score / box difference
-    (boxes relative to the input size) over them.
+def mask_tolerance(mask_error: float) -> float:
+    """How far two float32 runs may put a mask probability p = sigmoid(a): by at most p (1 - p) <= 1/4
+    times the error E of its logit a, twice MXNet's share, and twice that again: the mask head reads the
+    detection's box, which the two runs place apart by their box errors, where E is measured only on the
+    boxes MXNet's float32 and float64 runs place within 0.01 pixels of each other."""
+    return max(TOLERANCE, mask_error)
+
+
+def compare_detections(got, want, size, logit_error, mask_error=0.0):
+    """Checks that each output holds the other's detections (and, with a fourth output, the same mask for
+    each); returns the worst score / box difference (boxes relative to the input size) or mask difference
+    over them.
 
     A detection is compared when it clears the cut-off by more than its score tolerance: the cut-off is
     the score threshold, or the lowest score of an output that is full (all its rows are detections), since
-    a detection near either may fall on the other side of it in the other run.
+    a detection near either may fall on the other side of it in the other run. A box without area (a
+    random-weight R-CNN's, clipped flat against the image's edge) has no IoU to match by and is skipped.
     """
     worst = 0.0
     for image in range(want[0].shape[0]):
-        rows = [[(float(i), float(s), b) for i, s, b in zip(o[0][image, :, 0], o[1][image, :, 0], o[2][image])]
+        rows = [[(float(i), float(s), b, k)
+                 for k, (i, s, b) in enumerate(zip(o[0][image, :, 0], o[1][image, :, 0], o[2][image]))]
                 for o in (got, want)]
         assert any(r[1] >= SCORE_THRESHOLD for r in rows[1]), \
             f"image {image}: MXNet found nothing above {SCORE_THRESHOLD}; the fixture tests nothing"
         cutoff = max([SCORE_THRESHOLD] + [min(r[1] for r in side) for side in rows])
-        for mine, theirs, where in ((rows[1], rows[0], "missing in Quiver"), (rows[0], rows[1], "extra in Quiver")):
+        for mine, theirs, outputs, where in ((rows[1], rows[0], (want, got), "missing in Quiver"),
+                                             (rows[0], rows[1], (got, want), "extra in Quiver")):
             for row in mine:
-                if row[1] <= cutoff + score_tolerance(row[1], logit_error):
+                flat = (row[2][2] - row[2][0]) * (row[2][3] - row[2][1]) <= 0
+                if flat or row[1] <= cutoff + score_tolerance(row[1], logit_error):
                     continue
                 match = find(row, theirs, logit_error)
                 assert match is not None, f"image {image}: {where}: class {row[0]:.0f} score {row[1]:.6f} box {row[2]}"
                 worst = max(worst, abs(match[1] - row[1]), float(np.abs(match[2] - row[2]).max()) / size)
+                if len(want) == 4:
+                    masks = [outputs[0][3][image, row[3]], outputs[1][3][image, match[3]]]
+                    error = float(np.abs(masks[0] - masks[1]).max())
+                    assert error <= mask_tolerance(mask_error), \
+                        f"image {image}: class {row[0]:.0f} score {row[1]:.6f}: masks differ by {error:.2e}"
+                    worst = max(worst, error)
     return worst
 
 
@@ -138,6 +161,7 @@ MXNET_ROWS = [(3, 0.9, (0, 0, 10, 10)), (5, 0.5, (20, 20, 40, 40)), (5, 0.2 + 2e
 @pytest.mark.parametrize("quiver_rows,logit_error", [
     ([(3, 0.9 + 5e-5, (0, 0, 10, 10)), (5, 0.5, (20, 20, 40, 40.01))], 0.0),  # one just at the threshold gone
     ([(3, 0.9, (0, 0, 10, 10)), (5, 0.5 - 9e-4, (20, 20, 40, 40))], 1e-3),   # within 4 p (1 - p) E
+    (MXNET_ROWS[:2] + [(4, 0.8, (64, 10, 64, 30))], 0.0),                    # a flat box is not compared
 ])
 def test_detection_matching_accepts_float32_differences(quiver_rows, logit_error):
     compare_detections(detections(quiver_rows), detections(MXNET_ROWS), 64, logit_error)
@@ -156,12 +180,22 @@ def test_detection_matching_rejects_real_differences(quiver_rows, logit_error, m
         compare_detections(detections(quiver_rows), detections(MXNET_ROWS), 64, logit_error)
 
 
+def test_detection_matching_compares_masks():
+    """With a fourth output, each matched detection's mask is compared too (Mask R-CNN)."""
+    want = detections(MXNET_ROWS) + [np.full((1, 4, 2, 2), 0.5, np.float32)]
+    got = detections(list(reversed(MXNET_ROWS))) + [np.full((1, 4, 2, 2), 0.5, np.float32)]
+    compare_detections(got, want, 64, 0.0)  # the same detections in another order, with the same masks
+    got[3][0, 1, 0, 1] += 2e-4  # the second row of Quiver's is MXNet's second: its mask is off by more than 1e-4
+    with pytest.raises(AssertionError, match="class 5 score 0.500000: masks differ by 2.00e-04"):
+        compare_detections(got, want, 64, 0.0)
+
+
 def detection_outputs(outputs, size):
-    """GluonCV's three outputs (ids, scores, boxes in pixels) from either detector output form; rows of
-    MultiBoxDetection's single output whose class is -1 (suppressed, or past nms_topk) become padding.
-    CenterNet's ids and scores are (N, K), the others' (N, K, 1)."""
-    if len(outputs) == 3:
-        return [o[..., None] if o.ndim == 2 else o for o in outputs]
+    """GluonCV's three outputs (ids, scores, boxes in pixels), and Mask R-CNN's masks as a fourth, from
+    either detector output form; rows of MultiBoxDetection's single output whose class is -1 (suppressed,
+    or past nms_topk) become padding. CenterNet's ids and scores are (N, K), the others' (N, K, 1)."""
+    if len(outputs) in (3, 4):
+        return [o[..., None] if o.ndim == 2 else o for o in outputs[:3]] + outputs[3:]
     rows = outputs[0].copy()
     rows[rows[..., 0] < 0] = -1
     return [rows[..., 0:1], rows[..., 1:2], rows[..., 2:6] * size]
@@ -218,7 +252,8 @@ def test_matches_mxnet(model, case):
         report(model["name"], case["shape"], error, mxnet_error, True)
     elif model["task"] == "detection":
         size = case["shape"][-1]
-        error = compare_detections(detection_outputs(got, size), detection_outputs(want, size), size, mxnet_error)
+        error = compare_detections(detection_outputs(got, size), detection_outputs(want, size), size, mxnet_error,
+                                   case.get("mxnet_mask_error", 0.0))
         report(model["name"], case["shape"], error, mxnet_error, True)
     else:  # classifiers' scores and pose heatmaps: dense outputs
         error = max(float(np.abs(g - w).max() / np.abs(w).max()) for g, w in zip(got, want))
@@ -232,6 +267,7 @@ def test_matches_mxnet(model, case):
                          ids=lambda m: m["name"])
 def test_object_detector_reads_the_export(model):
     """ObjectDetector decodes the export's outputs into labelled pixel boxes inside the image."""
+    classes = 80 if model["name"].endswith("_coco") else 20  # COCO's or VOC's
     case = model["cases"][0]
     size = tuple(case["shape"][2:])
     image = np.random.RandomState(0).randint(0, 256, (240, 320, 3), dtype=np.uint8)
@@ -240,7 +276,7 @@ def test_object_detector_reads_the_export(model):
     assert found, "no detections at threshold 0"
     assert [d[1] for d in found] == sorted((d[1] for d in found), reverse=True)
     for label, score, (x1, y1, x2, y2) in found:
-        assert label.isdigit() and 0 <= int(label) < 20  # VOC's 20 classes, no synset given
+        assert label.isdigit() and 0 <= int(label) < classes  # no synset given: the class ids
         assert 0 <= x1 <= x2 <= 320 and 0 <= y1 <= y2 <= 240
 
 

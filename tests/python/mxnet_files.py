@@ -37,3 +37,19 @@ def symbol_json(nodes: List[Tuple[str, str, Dict[str, str], List[int]]], heads: 
         "heads": [[h, 0, 0] for h in heads],
         "attrs": {"mxnet_version": ["int", 10901]},
     })
+
+
+def constant_outputs_model(outputs: List[np.ndarray]) -> Tuple[str, bytes]:
+    """A model that ignores its image and always gives `outputs` (arrays, batch 1): per output, a
+    zero-weight FullyConnected whose bias holds it, reshaped to its shape."""
+    nodes = [("null", "data", {}, []), ("Pooling", "pool", {"global_pool": "True", "kernel": "(1, 1)",
+                                                              "pool_type": "avg"}, [0])]
+    params, heads = {}, []
+    for i, value in enumerate(outputs):
+        nodes += [("null", f"fc{i}_weight", {}, []), ("null", f"fc{i}_bias", {}, []),
+                  ("FullyConnected", f"fc{i}", {"num_hidden": str(value.size)}, [1, len(nodes), len(nodes) + 1]),
+                  ("Reshape", f"out{i}", {"shape": str((0,) + value.shape[1:])}, [len(nodes) + 2])]
+        params[f"arg:fc{i}_weight"] = np.zeros((value.size, 3), np.float32)
+        params[f"arg:fc{i}_bias"] = value.reshape(-1).astype(np.float32)
+        heads.append(len(nodes) - 1)
+    return symbol_json(nodes, heads), params_bytes(params)

@@ -7,7 +7,7 @@ from PIL import Image
 
 import quiver
 from conftest import FIXTURES, case, load_f32, prefix
-from mxnet_files import params_bytes, symbol_json
+from mxnet_files import constant_outputs_model, params_bytes, symbol_json
 
 
 def _softmax(x):
@@ -83,6 +83,38 @@ def _detector_model(rows: np.ndarray):
              ("Reshape", "det", {"shape": "(0, -1, 6)"}, [4])]
     params = {"arg:fc_weight": np.zeros((6 * k, 3), np.float32), "arg:fc_bias": rows.reshape(-1).astype(np.float32)}
     return symbol_json(nodes, [5]), params_bytes(params)
+
+
+def test_object_detector_reads_mask_rcnn_outputs():
+    """GluonCV Mask R-CNN's form: ids, scores, boxes (input pixels) and (N, K, mh, mw) mask probabilities."""
+    ids = np.array([[[1], [0], [-1]]])
+    scores = np.array([[[0.9], [0.8], [-1]]])
+    boxes = np.array([[[8, 16, 40, 48], [-16, 0, 16, 64], [-1, -1, -1, -1]]])  # on a 64 x 64 input
+    masks = np.zeros((1, 3, 4, 4))
+    masks[0, 0, :, :2] = 1  # the first object fills the left half of its box
+    masks[0, 1] = 0.7       # the second all of its box (clipped to the image)
+    symbol, params = constant_outputs_model([ids, scores, boxes, masks])
+    with quiver.ObjectDetector.from_bytes(symbol, params, synset=["cat", "dog"], image_size=(64, 64)) as det:
+        image = np.zeros((128, 256, 3), np.uint8)  # twice as high and four times as wide as the input
+        found = det.detect(image, threshold=0.5)
+        assert [(label, round(score, 6)) for label, score, _ in found] == [("dog", 0.9), ("cat", 0.8)]
+        np.testing.assert_allclose(found[0][2], (32, 32, 160, 96), rtol=1e-5)
+        np.testing.assert_allclose(found[1][2], (0, 0, 64, 128), rtol=1e-5)
+        instances = det.detect_instances(image, threshold=0.5)
+    assert [d[:3] for d in instances] == found
+    dog, cat = instances[0][3], instances[1][3]
+    assert dog.shape == cat.shape == (128, 256) and dog.dtype == bool
+    # The left half of (32, 32)-(160, 96), where the grid's samples are over 0.5.
+    assert dog[32:96, 32:80].all() and not dog[32:96, 112:160].any()
+    assert not dog[:32].any() and not dog[96:].any() and not dog[:, :32].any() and not dog[:, 160:].any()
+    assert cat[:, :64].all() and not cat[:, 64:].any()  # its box starts left of the image
+
+
+def test_object_detector_without_masks_refuses_detect_instances():
+    symbol, params = _detector_model(np.array([[1, 0.9, 0.1, 0.2, 0.5, 0.6]]))
+    with quiver.ObjectDetector.from_bytes(symbol, params, image_size=(32, 32)) as det:
+        with pytest.raises(quiver.ShapeError, match="no mask output"):
+            det.detect_instances(np.zeros((32, 32, 3), np.uint8))
 
 
 def test_object_detector_maps_boxes_to_image_pixels():

@@ -7,7 +7,7 @@ from PIL import Image
 import quiver
 from cli_runner import one_line_error, quiver as run_quiver
 from conftest import prefix
-from mxnet_files import params_bytes, symbol_json
+from mxnet_files import constant_outputs_model, params_bytes, symbol_json
 
 
 def test_classify_matches_image_classifier(manifest, tmp_path):
@@ -64,6 +64,27 @@ def test_detect_prints_and_draws_boxes(tmp_path):
     np.testing.assert_allclose(line["detections"][0]["box"], (40, 40, 200, 120), rtol=1e-5)
     drawn = np.asarray(Image.open(tmp_path / "drawn" / "street.png"))
     assert tuple(drawn[80, 40]) == (255, 0, 0) and tuple(drawn[80, 120]) == (0, 0, 0)  # edge red, inside not
+
+
+def test_detect_draws_mask_rcnn_masks(tmp_path):
+    """A model with a fourth (mask) output: --draw tints each detection's mask as well as boxing it."""
+    masks = np.zeros((1, 1, 4, 4))
+    masks[0, 0, :, :2] = 1  # the left half of the box
+    symbol, params = constant_outputs_model([np.array([[[1]]]), np.array([[[0.9]]]),
+                                             np.array([[[8, 8, 24, 24]]]), masks])  # on a 32 x 32 input
+    (tmp_path / "mask-symbol.json").write_text(symbol)
+    (tmp_path / "mask-0000.params").write_bytes(params)
+    image = tmp_path / "room.png"
+    Image.new("RGB", (64, 64), (0, 0, 200)).save(image)
+    result = run_quiver("detect", str(tmp_path / "mask"), str(image), "--shape", "data:1,3,32,32",
+                        "--draw", str(tmp_path / "drawn"), "--json")
+    assert result.status == 0
+    [line] = result.json_lines()
+    np.testing.assert_allclose(line["detections"][0]["box"], (16, 16, 48, 48), rtol=1e-5)
+    drawn = np.asarray(Image.open(tmp_path / "drawn" / "room.png"))
+    assert tuple(drawn[32, 20]) == (127, 0, 100)  # inside the mask: tinted
+    assert tuple(drawn[32, 44]) == (0, 0, 200)    # inside the box, outside the mask: as it was
+    assert tuple(drawn[5, 5]) == (0, 0, 200)
 
 
 def test_detect_errors(tmp_path):

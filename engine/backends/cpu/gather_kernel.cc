@@ -50,7 +50,7 @@ KernelBuild BuildGather(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "Crop", "tile",
+const CpuKernelRegistrar kRegister({"transpose", "SwapAxis", "reverse", "slice", "slice_axis", "slice_like", "Crop", "tile",
                                     "repeat", "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
 
 }  // namespace

@@ -83,7 +83,7 @@ KernelBuild BuildTopK(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"topk"}, BuildTopK);
+const CpuKernelRegistrar kRegister({"topk", "argsort"}, BuildTopK);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ops/binary_math.h"
+#include "ops/roi_align_math.h"
 #include "ops/transformer_math.h"
 #include "ops/unary_math.h"
 
@@ -261,5 +262,10 @@ struct TopKGeometry {
 };
 size_t TopKWorkspace(const TopKGeometry& g);
 void TopK(const TopKGeometry& g, const float* x, float* first, float* second, void* workspace, cudaStream_t stream);
+
+// _contrib_ROIAlign (ops/roi_align_math.h): one thread per output cell, its samples' taps worked out in
+// the thread. A ROI that the CPU refuses (an image past the batch, a coordinate that is not finite, an
+// aligned ROI without extent) cannot fail the run here: its cells are written as NaN.
+void RoiAlign(const RoiAlignGeometry& g, const float* data, const float* rois, float* y, cudaStream_t stream);
 
 }  // namespace qv::cuda::launch

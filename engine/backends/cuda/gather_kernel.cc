@@ -40,7 +40,7 @@ KernelBuild BuildGather(const KernelRequest& req, DeviceConstantStore&) {
   return RowMajorBuild(req, {0}, std::make_unique<GatherKernel>(g, ElementCount(read.out)));
 }
 
-const CudaKernelRegistrar kRegister({"transpose", "SwapAxis", "slice", "slice_axis", "slice_like", "Crop", "tile",
+const CudaKernelRegistrar kRegister({"transpose", "SwapAxis", "reverse", "slice", "slice_axis", "slice_like", "Crop", "tile",
                                      "repeat", "broadcast_axis", "broadcast_to", "broadcast_like"}, BuildGather);
 
 }  // namespace

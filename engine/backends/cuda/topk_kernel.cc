@@ -47,7 +47,7 @@ KernelBuild BuildTopK(const KernelRequest& req, DeviceConstantStore&) {
   return RowMajorBuild(req, {0}, std::make_unique<TopKKernel>(g, workspace));
 }
 
-const CudaKernelRegistrar kRegister({"topk"}, BuildTopK);
+const CudaKernelRegistrar kRegister({"topk", "argsort"}, BuildTopK);
 
 }  // namespace
 }  // namespace qv::cuda

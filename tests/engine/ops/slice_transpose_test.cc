@@ -1,4 +1,4 @@
-// transpose, SwapAxis, slice and slice_axis against index-by-index references.
+// transpose, SwapAxis, reverse, slice and slice_axis against index-by-index references.
 #include <utility>
 
 #include "engine/ops/op_test_util.h"
@@ -172,4 +172,26 @@ TEST_CASE("SwapAxis exchanges two axes; negative axes count from the end; equal 
   ExpectClose(RunUnary("SwapAxis", {}, x), x, "SwapAxis defaults (0, 0)", 0.0);
   ExpectMessage(FailureOf([&] { RunUnary("SwapAxis", {{"dim1", "4"}, {"dim2", "0"}}, x); }), "op0",
                 {"dim1 4", "out of range"});
+}
+
+TEST_CASE("reverse: one or several axes, an axis named twice reversed twice; flip is its alias", "[ops][reverse]") {
+  const Tensor x = RandomTensor({2, 3, 4}, 840);
+  auto ref = [&](const std::vector<bool>& flipped) {
+    Tensor y(x.shape);
+    for (int64_t i = 0; i < x.size(); ++i) {
+      std::vector<int64_t> c = Unravel(i, x.shape);
+      for (size_t d = 0; d < c.size(); ++d)
+        if (flipped[d]) c[d] = x.shape[d] - 1 - c[d];
+      y.data[(c[0] * 3 + c[1]) * 4 + c[2]] = x.data[i];
+    }
+    return y;
+  };
+  ExpectClose(RunUnary("reverse", {{"axis", "1"}}, x), ref({false, true, false}), "axis 1", 0.0);
+  ExpectClose(RunUnary("reverse", {{"axis", "(0, 2)"}}, x), ref({true, false, true}), "axes (0, 2)", 0.0);
+  ExpectClose(RunUnary("flip", {{"axis", "(2,)"}}, x), ref({false, false, true}), "flip (2,)", 0.0);
+  // MXNet 1.9.1 prints [[2, 2, 0], [1, 5, 3]] for reverse([[1, 5, 3], [2, 2, 0]], axis=(0, 1, 1)).
+  ExpectClose(RunUnary("reverse", {{"axis", "(0, 1, 1)"}}, x), ref({true, false, false}), "axes (0, 1, 1)", 0.0);
+  ExpectMessage(FailureOf([&] { RunUnary("reverse", {{"axis", "-1"}}, x); }), "op0", {"axis -1", "outside 0..2"});
+  ExpectMessage(FailureOf([&] { RunUnary("reverse", {{"axis", "3"}}, x); }), "op0", {"axis 3"});
+  ExpectMessage(FailureOf([&] { RunUnary("reverse", {}, x); }), "op0", {"axis"});
 }

@@ -2,7 +2,7 @@
 // and against MXNet 1.9.1's own outputs where values tie: its CPU kernel sorts without stability.
 #include <algorithm>
 #include <numeric>
-#include <optional>
+#include <string>
 #include <random>
 
 #include "engine/ops/op_test_util.h"
@@ -25,10 +25,12 @@ struct Ref {
   Tensor values, indices, mask;
 };
 
-// The k largest (or smallest) along `axis` (none: the flattened data), by a full sort of each row.
-Ref RefTopK(const Tensor& x, std::optional<int64_t> axis, int64_t k, bool ascend) {
-  Shape view = axis ? x.shape : Shape{x.size()};
-  const int64_t a = axis ? (*axis < 0 ? *axis + static_cast<int64_t>(view.size()) : *axis) : 0;
+// The k largest (or smallest) along `axis` ("None": the flattened data), by a full sort of each row.
+Ref RefTopK(const Tensor& x, const std::string& axis, int64_t k, bool ascend) {
+  const bool flat = axis == "None";
+  Shape view = flat ? Shape{x.size()} : x.shape;
+  const int64_t given = flat ? 0 : std::stoll(axis);
+  const int64_t a = given < 0 ? given + static_cast<int64_t>(view.size()) : given;
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < a; ++d) outer *= view[d];
   for (size_t d = a + 1; d < view.size(); ++d) inner *= view[d];
@@ -66,12 +68,11 @@ TEST_CASE("topk: every axis and None, each ret_typ, ascending and descending", "
   for (const char* axis : {"0", "1", "-1", "None"})
     for (int64_t k : {1, 3, 0})
       for (bool ascend : {false, true}) {
-        const std::optional<int64_t> a = std::string(axis) == "None" ? std::nullopt : std::optional<int64_t>(std::stoll(axis));
-        const int64_t n = a ? x.shape[*a < 0 ? *a + 3 : *a] : x.size();
+        const int64_t n = std::string(axis) == "None" ? x.size() : x.shape[(std::stoll(axis) + 3) % 3];
         if (k > n) continue;
         const std::string what = std::string("axis ") + axis + " k " + std::to_string(k) + (ascend ? " ascending" : "");
         RunCase(what, [&] {
-          const Ref want = RefTopK(x, a, k, ascend);
+          const Ref want = RefTopK(x, axis, k, ascend);
           AttrMap attrs = {{"axis", axis}, {"k", std::to_string(k)}, {"is_ascend", ascend ? "True" : "False"}};
           attrs["ret_typ"] = "both";
           const auto both = RunTopK(attrs, x, 2);
@@ -128,4 +129,34 @@ TEST_CASE("topk: bad attributes name the node and the problem", "[ops][topk]") {
   ExpectMessage(FailureOf([&] { RunTopK({{"axis", "2"}}, x, 1); }), "op0", {"axis 2", "out of range"});
   ExpectMessage(FailureOf([&] { RunTopK({{"ret_typ", "sorted"}}, x, 1); }), "op0", {"ret_typ", "sorted"});
   ExpectMessage(FailureOf([&] { RunTopK({{"dtype", "uint8"}}, x, 1); }), "op0", {"dtype uint8"});
+}
+
+TEST_CASE("argsort: the indices of every element along an axis, ascending unless told otherwise", "[ops][topk][argsort]") {
+  const Tensor x = DistinctTensor({3, 5, 4}, 11);
+  for (const char* axis : {"0", "1", "-1", "None"})
+    for (const char* ascend : {"", "True", "False"}) {
+      const std::string what = std::string("axis ") + axis + " is_ascend '" + ascend + "'";
+      RunCase(what, [&] {
+        AttrMap attrs = {{"axis", axis}};
+        if (*ascend) attrs["is_ascend"] = ascend;
+        const Ref want = RefTopK(x, axis, 0, std::string(ascend) != "False");
+        ExpectClose(RunUnary("argsort", attrs, x), want.indices, what, 0);
+      });
+    }
+  // topk's own attributes mean nothing to argsort: it always returns every index.
+  const Ref want = RefTopK(x, "-1", 0, true);
+  ExpectClose(RunUnary("argsort", {{"k", "1"}, {"ret_typ", "value"}}, x), want.indices, "topk attributes ignored", 0);
+}
+
+TEST_CASE("argsort: ties come out in MXNet 1.9.1's CPU order", "[ops][topk][argsort]") {
+  // mx.nd.argsort(x, is_ascend=False) on MXNet 1.9.1's CPU, x = [(7 i) % 5 for i < 40] (a full std::sort,
+  // as topk with k 40): its first ten indices, the same as topk's with k 10 above.
+  Tensor x({40});
+  for (int64_t i = 0; i < 40; ++i) x.data[i] = static_cast<float>((i * 7) % 5);
+  const Tensor got = RunUnary("argsort", {{"is_ascend", "False"}}, x);
+  Tensor first({10});
+  first.data.assign(got.data.begin(), got.data.begin() + 10);
+  Tensor want({10});
+  want.data = {17, 2, 37, 22, 7, 32, 27, 12, 9, 24};
+  ExpectClose(first, want, "descending ties", 0);
 }

@@ -471,6 +471,34 @@ TEST_CASE("GPU topk, gather_nd and shape_array match the CPU", "[gpu]") {
   ExpectUnaryOp("shape_array", {}, {2, 3, 4, 5});
 }
 
+TEST_CASE("GPU argsort and reverse match the CPU", "[gpu]") {
+  qv_ref::Tensor x({3, 40});  // distinct values: the GPU orders ties by index, the CPU in MXNet's order
+  for (int64_t i = 0; i < x.size(); ++i) x.data[i] = static_cast<float>((i * 37) % x.size()) * 0.5f - 20.f;
+  for (const char* ascend : {"False", "True"}) {
+    GraphBuilder g;
+    g.Output(g.Op("argsort", "sort", {{"axis", "1"}, {"is_ascend", ascend}}, {g.Variable("data")}));
+    ExpectGpuMatchesCpu(g, {}, {x}, qv_test::Match::kExact);
+  }
+  ExpectUnaryOp("reverse", {{"axis", "(0, 2)"}}, {3, 4, 5});
+}
+
+TEST_CASE("GPU ROIAlign matches the CPU: fixed and adaptive grids, position-sensitive, aligned", "[gpu]") {
+  std::mt19937 rng(15);
+  // Boxes inside, across and beyond the 12 x 14 map (at scale 0.5), smaller than a pixel, on both images.
+  const qv_ref::Tensor rois({5, 5}, {0, 1.5f, 2, 14, 11.5f, 1, -3, -2, 6, 5, 1, 15, 12, 30, 25, 0, 8.2f, 6.1f, 8.4f, 6.3f,
+                                     1, 0, 0, 27, 23});
+  for (const bool sensitive : {false, true})
+    for (const char* ratio : {"-1", "2"})
+      for (const char* aligned : {"False", "True"}) {
+        GraphBuilder g;
+        g.Output(g.Op("_contrib_ROIAlign", "align",
+                      {{"pooled_size", "(2, 3)"}, {"spatial_scale", "0.5"}, {"sample_ratio", ratio},
+                       {"position_sensitive", sensitive ? "True" : "False"}, {"aligned", aligned}},
+                      {g.Variable("data"), g.Variable("rois")}));
+        ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, sensitive ? 12 : 4, 12, 14}, &rng), rois});
+      }
+}
+
 TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interleaved attention, masks", "[gpu]") {
   std::mt19937 rng(14);
   GraphBuilder ln;
