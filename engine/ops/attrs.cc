@@ -122,6 +122,12 @@ std::vector<double> Attrs::GetFloatTuple(const std::string& key, const std::vect
   return out;
 }
 
+std::vector<float> Attrs::GetFloat32Tuple(const std::string& key, const std::vector<double>& fallback) const {
+  std::vector<float> out;
+  for (double v : GetFloatTuple(key, fallback)) out.push_back(static_cast<float>(v));
+  return out;
+}
+
 std::vector<std::optional<int64_t>> Attrs::GetOptionalTuple(const std::string& key) const {
   std::vector<std::optional<int64_t>> out;
   if (!Has(key)) return out;

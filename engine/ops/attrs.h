@@ -30,6 +30,8 @@ class Attrs {
   std::vector<int64_t> GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const;
   // The same spellings with numbers: "(0.1, 0.1, 0.2, 0.2)", "0.5".
   std::vector<double> GetFloatTuple(const std::string& key, const std::vector<double>& fallback) const;
+  // GetFloatTuple rounded to float, as MXNet's Tuple<float> attributes hold them.
+  std::vector<float> GetFloat32Tuple(const std::string& key, const std::vector<double>& fallback) const;
   // A tuple whose entries may be "None" (slice's begin/end/step): "(0, None)"; absent gives {}.
   std::vector<std::optional<int64_t>> GetOptionalTuple(const std::string& key) const;
 

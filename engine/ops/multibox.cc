@@ -7,23 +7,13 @@
 
 namespace qv {
 
-namespace {
-
-std::vector<float> Floats(const Attrs& attrs, const char* key, const std::vector<double>& fallback) {
-  std::vector<float> out;
-  for (double v : attrs.GetFloatTuple(key, fallback)) out.push_back(static_cast<float>(v));
-  return out;
-}
-
-}  // namespace
-
 MultiBoxPriorParams MultiBoxPriorParams::Parse(const Attrs& attrs) {
   MultiBoxPriorParams p;
-  p.sizes = Floats(attrs, "sizes", {1.0});
-  p.ratios = Floats(attrs, "ratios", {1.0});
+  p.sizes = attrs.GetFloat32Tuple("sizes", {1.0});
+  p.ratios = attrs.GetFloat32Tuple("ratios", {1.0});
   p.clip = attrs.GetBool("clip", false);
-  const std::vector<float> steps = Floats(attrs, "steps", {-1.0, -1.0});
-  const std::vector<float> offsets = Floats(attrs, "offsets", {0.5, 0.5});
+  const std::vector<float> steps = attrs.GetFloat32Tuple("steps", {-1.0, -1.0});
+  const std::vector<float> offsets = attrs.GetFloat32Tuple("offsets", {0.5, 0.5});
   Check(!p.sizes.empty() && !p.ratios.empty(), Status::kParse, attrs.Where() + "sizes and ratios must not be empty");
   for (float r : p.ratios)
     Check(r > 0.f, Status::kParse, attrs.Where() + "ratios must be positive, got " + std::to_string(r));
@@ -68,7 +58,7 @@ MultiBoxDetectionParams MultiBoxDetectionParams::Parse(const Attrs& attrs) {
   p.nms_threshold = static_cast<float>(attrs.GetFloat("nms_threshold", 0.5));
   p.force_suppress = attrs.GetBool("force_suppress", false);
   p.nms_topk = attrs.GetInt("nms_topk", -1);
-  const std::vector<float> v = Floats(attrs, "variances", {0.1, 0.1, 0.2, 0.2});
+  const std::vector<float> v = attrs.GetFloat32Tuple("variances", {0.1, 0.1, 0.2, 0.2});
   Check(v.size() == 4, Status::kParse, attrs.Where() + "variances must have 4 entries");
   std::copy(v.begin(), v.end(), p.variances);
   // MXNet 1.9.1 declares background_id but always treats class 0 as the background.

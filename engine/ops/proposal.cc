@@ -10,12 +10,6 @@ namespace qv {
 
 namespace {
 
-std::vector<float> Floats(const Attrs& attrs, const char* key, const std::vector<double>& fallback) {
-  std::vector<float> out;
-  for (double v : attrs.GetFloatTuple(key, fallback)) out.push_back(static_cast<float>(v));
-  return out;
-}
-
 // MXNet keeps candidate indices in a float tensor while it sorts them: exact up to 2^24.
 constexpr int64_t kMaxCandidates = int64_t{1} << 24;
 
@@ -27,8 +21,8 @@ ProposalParams ProposalParams::Parse(const Attrs& attrs) {
   p.post_nms_top_n = attrs.GetInt("rpn_post_nms_top_n", 300);
   p.threshold = static_cast<float>(attrs.GetFloat("threshold", 0.7));
   p.min_size = attrs.GetInt("rpn_min_size", 16);
-  p.scales = Floats(attrs, "scales", {4.0, 8.0, 16.0, 32.0});
-  p.ratios = Floats(attrs, "ratios", {0.5, 1.0, 2.0});
+  p.scales = attrs.GetFloat32Tuple("scales", {4.0, 8.0, 16.0, 32.0});
+  p.ratios = attrs.GetFloat32Tuple("ratios", {0.5, 1.0, 2.0});
   p.feature_stride = attrs.GetInt("feature_stride", 16);
   p.output_score = attrs.GetBool("output_score", false);
   p.iou_loss = attrs.GetBool("iou_loss", false);

@@ -1,8 +1,7 @@
 #include "ops/roi_align.h"
 
-#include <cmath>
-
 #include "common/error.h"
+#include "ops/roi_pooling.h"
 
 namespace qv {
 
@@ -10,20 +9,15 @@ RoiAlignGeometry ResolveRoiAlign(const Attrs& attrs, const Shape& data, const Sh
   Check(data.size() == 4, Status::kShape, attrs.Where() + "data must be 4-D (NCHW), got " + ShapeToString(data));
   Check(rois.size() == 2 && rois[1] == 5, Status::kShape,
         attrs.Where() + "rois must be (R, 5) rows of (image, x1, y1, x2, y2), got " + ShapeToString(rois));
-  const std::vector<int64_t> pooled = attrs.GetTuple("pooled_size", {});
-  Check(attrs.Has("pooled_size") && pooled.size() == 2 && pooled[0] > 0 && pooled[1] > 0, Status::kParse,
-        attrs.Where() + "pooled_size must be a pair of positive integers (height, width), got '" +
-            attrs.GetString("pooled_size", "") + "'");
+  const RoiPoolingParams window = RoiPoolingParams::Parse(attrs);
   RoiAlignGeometry g;
   g.rois = rois[0];
   g.batch = data[0];
   g.height = data[2];
   g.width = data[3];
-  g.pooled_h = pooled[0];
-  g.pooled_w = pooled[1];
-  g.spatial_scale = static_cast<float>(attrs.GetFloat("spatial_scale", -1));
-  Check(attrs.Has("spatial_scale") && g.spatial_scale >= 0.f && g.spatial_scale <= 1.f, Status::kParse,
-        attrs.Where() + "spatial_scale must be given, between 0 and 1, got '" + attrs.GetString("spatial_scale", "") + "'");
+  g.pooled_h = window.pooled_h;
+  g.pooled_w = window.pooled_w;
+  g.spatial_scale = window.spatial_scale;
   g.sample_ratio = attrs.GetInt("sample_ratio", -1);
   g.position_sensitive = attrs.GetBool("position_sensitive", false);
   g.aligned = attrs.GetBool("aligned", false);
@@ -40,13 +34,15 @@ RoiAlignGeometry ResolveRoiAlign(const Attrs& attrs, const Shape& data, const Sh
 
 void CheckRoi(const RoiAlignGeometry& g, const float* roi, int64_t index, const std::string& where) {
   const std::string which = where + "ROI " + std::to_string(index);
-  for (int k = 0; k < 5; ++k)
-    Check(std::isfinite(roi[k]), Status::kInvalidArgument, which + " has a value that is not finite");
-  const RoiBins b = ResolveRoiBins(g, roi);
-  Check(b.image < g.batch, Status::kInvalidArgument,
-        which + " names image " + std::to_string(b.image) + " of a batch of " + std::to_string(g.batch));
-  Check(!g.aligned || (b.extent_h > 0.f && b.extent_w > 0.f), Status::kInvalidArgument,
-        which + " has no extent (aligned ROIs must have x2 > x1 and y2 > y1)");
+  switch (RoiFaultOf(g, roi)) {
+    case RoiFault::kNone: return;
+    case RoiFault::kNotFinite: throw Error(Status::kInvalidArgument, which + " has a value that is not finite");
+    case RoiFault::kPastBatch:
+      throw Error(Status::kInvalidArgument, which + " names image " + std::to_string(ResolveRoiBins(g, roi).image) +
+                                                " of a batch of " + std::to_string(g.batch));
+    case RoiFault::kNoExtent:
+      throw Error(Status::kInvalidArgument, which + " has no extent (aligned ROIs must have x2 > x1 and y2 > y1)");
+  }
 }
 
 namespace {

@@ -11,8 +11,7 @@ namespace qv {
 
 RoiAlignGeometry ResolveRoiAlign(const Attrs& attrs, const Shape& data, const Shape& rois);
 
-// Throws, naming the ROI, where MXNet's kernel would fail or read outside the data: an image index past the
-// batch, a coordinate that is not finite, or (aligned) an extent that is not positive.
+// Throws, naming the ROI and its RoiFault (ops/roi_align_math.h), where it has one.
 void CheckRoi(const RoiAlignGeometry& g, const float* roi, int64_t index, const std::string& where);
 
 }  // namespace qv

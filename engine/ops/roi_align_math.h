@@ -4,6 +4,7 @@
 // outside [-1, height] x [-1, width] counts as 0 and one in the border band reads the edge pixels.
 #pragma once
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 
@@ -46,6 +47,20 @@ QV_HOST_DEVICE inline RoiBins ResolveRoiBins(const RoiAlignGeometry& g, const fl
   b.grid_h = g.sample_ratio > 0 ? g.sample_ratio : static_cast<int64_t>(ceilf(b.extent_h / static_cast<float>(g.pooled_h)));
   b.grid_w = g.sample_ratio > 0 ? g.sample_ratio : static_cast<int64_t>(ceilf(b.extent_w / static_cast<float>(g.pooled_w)));
   return b;
+}
+
+// Where MXNet's kernel would fail or read outside the data for a ROI: a coordinate that is not finite,
+// an image index past the batch, or (aligned) an extent that is not positive. The CPU fails the run for
+// these, CUDA writes NaN cells.
+enum class RoiFault { kNone, kNotFinite, kPastBatch, kNoExtent };
+
+QV_HOST_DEVICE inline RoiFault RoiFaultOf(const RoiAlignGeometry& g, const float* roi) {
+  for (int k = 0; k < 5; ++k)
+    if (!(fabsf(roi[k]) <= FLT_MAX)) return RoiFault::kNotFinite;  // false for NaN and infinities
+  const RoiBins b = ResolveRoiBins(g, roi);
+  if (b.image >= g.batch) return RoiFault::kPastBatch;
+  if (g.aligned && !(b.extent_h > 0.f && b.extent_w > 0.f)) return RoiFault::kNoExtent;
+  return RoiFault::kNone;
 }
 
 // The four pixels (offsets in a plane) and weights of one bilinear sample; all weights 0 outside the map.

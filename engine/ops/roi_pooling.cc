@@ -18,7 +18,8 @@ RoiPoolingParams RoiPoolingParams::Parse(const Attrs& attrs) {
   p.pooled_w = size[1];
   p.spatial_scale = static_cast<float>(attrs.GetFloat("spatial_scale", 1.0));
   Check(p.spatial_scale >= 0.f && p.spatial_scale <= 1.f, Status::kParse,
-        attrs.Where() + "spatial_scale must be in [0, 1], as MXNet requires, got " + std::to_string(p.spatial_scale));
+        attrs.Where() + "spatial_scale must be between 0 and 1, as MXNet requires, got " +
+            std::to_string(p.spatial_scale));
   return p;
 }
 

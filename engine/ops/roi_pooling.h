@@ -12,6 +12,7 @@
 
 namespace qv {
 
+// pooled_size and spatial_scale, required and checked as MXNet does (ROIAlign takes them too).
 struct RoiPoolingParams {
   int64_t pooled_h = 1, pooled_w = 1;
   float spatial_scale = 1.f;

@@ -1,7 +1,7 @@
 // topk (MXNet's src/operator/tensor/ordering_op-inl.h): the k largest (or smallest) elements along an
 // axis, or of the flattened data when axis is None; argsort: the indices of all of them, ascending by
-// default. Indices are whole numbers held in float32, exact
-// while an axis has at most 2^24 elements (checked).
+// default. Indices are whole numbers held in float32, exact while an axis has at most 2^24 elements
+// (checked).
 #pragma once
 
 #include <cstdint>

@@ -347,8 +347,8 @@ def calibrate(sym, args, auxs, x, rng, inputs=None):
     not reach), layer by layer in graph order, each measured after the layers before it are set:
     BatchNorm gets random affine terms and moving statistics measured on x (near-zero variances, from
     1x1 feature maps, floored); a Convolution or FullyConnected that no BatchNorm follows gets weights
-    scaled so that its output has unit standard deviation. A layer applied several times (FPN's RPN head
-    runs on every level) is set where it is first used. `inputs` holds any inputs besides data.
+    scaled so that its output has unit standard deviation. A layer applied several times (Mask R-CNN's
+    last ResNet stage runs for its box head and its mask head) is set where it is first used. `inputs` holds any inputs besides data.
     """
     nodes = json.loads(sym.tojson())["nodes"]
     internals = sym.get_internals()

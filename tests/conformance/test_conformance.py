@@ -111,17 +111,15 @@ def mask_tolerance(mask_error: float) -> float:
     return max(TOLERANCE, mask_error)
 
 
-def compare_detections(got, want, size, logit_error, mask_error=0.0):
-    """Checks that each output holds the other's detections (and, with a fourth output, the same mask for
-    each); returns the worst score / box difference (boxes relative to the input size) or mask difference
-    over them.
+def matched_detections(got, want, logit_error):
+    """Every compared detection of either output with its match in the other: (image, Quiver's row,
+    MXNet's row), rows (class, score, box, index in the output); fails naming a detection that has none.
 
     A detection is compared when it clears the cut-off by more than its score tolerance: the cut-off is
     the score threshold, or the lowest score of an output that is full (all its rows are detections), since
     a detection near either may fall on the other side of it in the other run. A box without area (a
     random-weight R-CNN's, clipped flat against the image's edge) has no IoU to match by and is skipped.
     """
-    worst = 0.0
     for image in range(want[0].shape[0]):
         rows = [[(float(i), float(s), b, k)
                  for k, (i, s, b) in enumerate(zip(o[0][image, :, 0], o[1][image, :, 0], o[2][image]))]
@@ -129,21 +127,28 @@ def compare_detections(got, want, size, logit_error, mask_error=0.0):
         assert any(r[1] >= SCORE_THRESHOLD for r in rows[1]), \
             f"image {image}: MXNet found nothing above {SCORE_THRESHOLD}; the fixture tests nothing"
         cutoff = max([SCORE_THRESHOLD] + [min(r[1] for r in side) for side in rows])
-        for mine, theirs, outputs, where in ((rows[1], rows[0], (want, got), "missing in Quiver"),
-                                             (rows[0], rows[1], (got, want), "extra in Quiver")):
+        for mine, theirs, where in ((rows[1], rows[0], "missing in Quiver"), (rows[0], rows[1], "extra in Quiver")):
             for row in mine:
                 flat = (row[2][2] - row[2][0]) * (row[2][3] - row[2][1]) <= 0
                 if flat or row[1] <= cutoff + score_tolerance(row[1], logit_error):
                     continue
                 match = find(row, theirs, logit_error)
                 assert match is not None, f"image {image}: {where}: class {row[0]:.0f} score {row[1]:.6f} box {row[2]}"
-                worst = max(worst, abs(match[1] - row[1]), float(np.abs(match[2] - row[2]).max()) / size)
-                if len(want) == 4:
-                    masks = [outputs[0][3][image, row[3]], outputs[1][3][image, match[3]]]
-                    error = float(np.abs(masks[0] - masks[1]).max())
-                    assert error <= mask_tolerance(mask_error), \
-                        f"image {image}: class {row[0]:.0f} score {row[1]:.6f}: masks differ by {error:.2e}"
-                    worst = max(worst, error)
+                yield (image, match, row) if mine is rows[1] else (image, row, match)
+
+
+def compare_detections(got, want, size, logit_error, mask_error=0.0):
+    """Checks that each output holds the other's detections (matched_detections()) and, with a fourth
+    output, the same mask for each; returns the worst score / box difference (boxes relative to the input
+    size) or mask difference over them."""
+    worst = 0.0
+    for image, ours, theirs in matched_detections(got, want, logit_error):
+        worst = max(worst, abs(ours[1] - theirs[1]), float(np.abs(ours[2] - theirs[2]).max()) / size)
+        if len(want) == 4:
+            error = float(np.abs(got[3][image, ours[3]] - want[3][image, theirs[3]]).max())
+            assert error <= mask_tolerance(mask_error), \
+                f"image {image}: class {theirs[0]:.0f} score {theirs[1]:.6f}: masks differ by {error:.2e}"
+            worst = max(worst, error)
     return worst
 
 
@@ -204,7 +209,7 @@ def detection_outputs(outputs, size):
 def compare_rcnn(got, want, got_scores, want_scores, size, error):
     """mx-rcnn's deploy outputs (rois (N x R, 5), cls_prob (N, R, classes), bbox_pred (N, R, 4 classes)):
     per image, the rois, as detections of one class scored by their RPN score (Proposal's output_score),
-    must be the same by the detectors' rule (compare_detections: score within tolerance, IoU > 0.99,
+    must be the same by the detectors' rule (matched_detections(): score within tolerance, IoU > 0.99,
     rois near the cut-off of a full output exempt: a score that close may rank either side of it); each
     matched roi's cls_prob and bbox_pred rows must then agree within the dense bound max(1e-4, 2 x
     MXNet's float32 error) of each output's scale. Returns the worst relative difference."""
@@ -214,21 +219,16 @@ def compare_rcnn(got, want, got_scores, want_scores, size, error):
         return [np.zeros((images, per_image, 1), np.float32), scores.reshape(images, per_image, 1),
                 rois.reshape(images, per_image, 5)[..., 1:5]]
 
-    worst = compare_detections(as_detections(got[0], got_scores), as_detections(want[0], want_scores), size, error)
+    worst = 0.0
     bound = max(TOLERANCE, 2 * error)
-    for image in range(images):
-        mine, theirs = ([(0.0, float(s), b) for s, b in zip(d[1][image, :, 0], d[2][image])]
-                        for d in (as_detections(want[0], want_scores), as_detections(got[0], got_scores)))
-        cutoff = max(SCORE_THRESHOLD, min(r[1] for r in mine), min(r[1] for r in theirs))
-        for i, row in enumerate(mine):
-            if row[1] <= cutoff + score_tolerance(row[1], error):
-                continue
-            match = find(row, theirs, error)
-            j = next(k for k, r in enumerate(theirs) if r is match)
-            for g, w in zip(got[1:], want[1:]):
-                diff = float(np.abs(g[image, j] - w[image, i]).max() / np.abs(w).max())
-                assert diff <= bound, f"image {image}, roi {i}: head output {diff:.2e} of its scale off > {bound:.2e}"
-                worst = max(worst, diff)
+    for image, ours, theirs in matched_detections(as_detections(got[0], got_scores),
+                                                  as_detections(want[0], want_scores), error):
+        worst = max(worst, abs(ours[1] - theirs[1]), float(np.abs(ours[2] - theirs[2]).max()) / size)
+        for g, w in zip(got[1:], want[1:]):
+            diff = float(np.abs(g[image, ours[3]] - w[image, theirs[3]]).max() / np.abs(w).max())
+            assert diff <= bound, \
+                f"image {image}, roi {theirs[3]}: head output {diff:.2e} of its scale off > {bound:.2e}"
+            worst = max(worst, diff)
     return worst
 
 

@@ -8,22 +8,16 @@
 namespace qv::cuda::launch {
 namespace {
 
-__device__ bool UsableRoi(const RoiAlignGeometry& g, const float* roi, const RoiBins& b) {
-  for (int k = 0; k < 5; ++k)
-    if (!isfinite(roi[k])) return false;
-  return b.image < g.batch && (!g.aligned || (b.extent_h > 0.f && b.extent_w > 0.f));
-}
-
 __global__ void RoiAlignKernel(RoiAlignGeometry g, const float* data, const float* rois, float* y, int64_t n) {
   for (int64_t idx = FirstIndex(); idx < n; idx += GridStride()) {
     const int64_t j = idx % g.pooled_w, i = (idx / g.pooled_w) % g.pooled_h;
     const int64_t c = (idx / (g.pooled_w * g.pooled_h)) % g.channels, r = idx / (g.pooled_w * g.pooled_h * g.channels);
     const float* roi = rois + r * 5;
-    const RoiBins b = ResolveRoiBins(g, roi);
-    if (!UsableRoi(g, roi, b)) {
+    if (RoiFaultOf(g, roi) != RoiFault::kNone) {
       y[idx] = NAN;
       continue;
     }
+    const RoiBins b = ResolveRoiBins(g, roi);
     if (b.image < 0) {
       y[idx] = 0.f;
       continue;
