@@ -19,11 +19,36 @@ std::vector<TensorType> MergedTypes(const std::vector<RequestPtr>& live, int64_t
 
 }  // namespace
 
+void BatchRunner::CompileRowCounts(const std::vector<TensorType>& types) {
+  std::vector<std::vector<int64_t>> key;
+  for (const auto& t : types) {
+    if (t.shape.empty()) return;
+    key.emplace_back(t.shape.begin() + 1, t.shape.end());
+    key.back().push_back(static_cast<int64_t>(t.dtype));
+  }
+  {
+    std::lock_guard<std::mutex> lock(compiled_mu_);
+    if (!compiled_rows_.insert(key).second) return;
+  }
+  std::set<int64_t> counts;
+  for (int64_t rows = 1; rows <= options_.max_batch_size; ++rows) counts.insert(options_.PaddedRows(rows));
+  std::vector<TensorType> padded = types;
+  for (int64_t rows : counts) {
+    for (auto& t : padded) t.shape[0] = rows;
+    try {
+      plans_(padded);
+    } catch (const Error&) {
+      // Ahead of need: a row count that cannot compile fails the batches that need it, with this error.
+    }
+  }
+}
+
 void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
   int64_t rows = 0;
   for (const auto& r : live) rows += r->rows;
   const int64_t padded = options_.PaddedRows(rows);
   const std::vector<TensorType> types = MergedTypes(live, padded);
+  CompileRowCounts(types);
   const std::shared_ptr<const Plan> plan = plans_(types);
 
   std::vector<StoragePool::Lease> buffers;

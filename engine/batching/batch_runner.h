@@ -2,11 +2,15 @@
 // rows to BatchingOptions::PaddedRows), the plan for that shape runs once, and each request gets its
 // own rows of every output. Requests that ended meanwhile are skipped; if all of them end while the
 // batch runs, it stops at the next operator boundary. The merged inputs and outputs are pooled, so a
-// steady stream of batches allocates nothing.
+// steady stream of batches allocates nothing. The first batch of each row shape compiles the plans of
+// every row count a batch of that shape can be padded to, so that later requests never wait for a
+// compile.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "batching/batching_options.h"
@@ -31,6 +35,11 @@ class BatchRunner {
   // failure.
   void Run(const std::vector<RequestPtr>& batch);
 
+  // Compiles the plans for `types` with axis 0 set to each row count PaddedRows can give (1, 2, 4, ...,
+  // max_batch_size), once per row shape; a no-op for inputs without axis 0. Never throws: a row count
+  // that fails to compile is left to fail the batches that need it.
+  void CompileRowCounts(const std::vector<TensorType>& types);
+
  private:
   void RunLive(const std::vector<RequestPtr>& live);
 
@@ -39,6 +48,8 @@ class BatchRunner {
   const Device device_;
   const DeviceMemory& memory_;
   StoragePool buffers_;
+  std::mutex compiled_mu_;
+  std::set<std::vector<std::vector<int64_t>>> compiled_rows_;  // row shapes (axis 0 dropped, dtype appended)
 };
 
 }  // namespace qv

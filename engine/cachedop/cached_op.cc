@@ -211,6 +211,8 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
       types.push_back({it->second, DType::kFloat32});
     }
     op->PlanFor(types);
+    // Every batch size the request queue can form, so that no request waits for a compile.
+    if (op->batch_runner_) op->batch_runner_->CompileRowCounts(types);
   }
   return op;
 }

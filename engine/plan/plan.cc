@@ -9,13 +9,14 @@
 #include "graph/graph_check.h"
 #include "ops/op.h"
 #include "plan/memory_plan.h"
+#include "tensor/device_memory.h"
 
 namespace qv {
 namespace {
 
 // Backends are only handed tensors that could exist (oneDNN crashes, SIGFPE, on some absurd shapes), and a plan
-// holding a tensor larger than this process may allocate could never run anyway.
-void CheckAllocatable(const TensorType& t, const std::string& what) {
+// holding a tensor larger than its device's memory could never run anyway.
+void CheckAllocatable(const TensorType& t, const std::string& what, const Device& device) {
   const std::string described = what + " " + ShapeToString(t.shape);
   int64_t bytes = 0;
   try {
@@ -23,9 +24,10 @@ void CheckAllocatable(const TensorType& t, const std::string& what) {
   } catch (const Error& e) {
     throw Error(e.status(), what + ": " + e.what());
   }
-  Check(static_cast<uint64_t>(bytes) <= Storage::MaxBytes(), Status::kOutOfMemory,
-        described + " needs " + std::to_string(bytes) + " bytes, more than this process may use (" +
-            std::to_string(Storage::MaxBytes()) + ")");
+  const size_t capacity = DeviceMemoryOf(device).Capacity(device);
+  Check(static_cast<uint64_t>(bytes) <= capacity, Status::kOutOfMemory,
+        described + " needs " + std::to_string(bytes) + " bytes, more than " + device.ToString() +
+            (device.type == DeviceType::kCpu ? " lets this process use (" : " has (") + std::to_string(capacity) + ")");
   for (int64_t d : t.shape)
     Check(d <= INT32_MAX, Status::kUnsupported, described + ": dimensions above 2^31-1 are not supported");
 }
@@ -48,7 +50,7 @@ class Plan::Builder {
 
   void Build() {
     for (size_t i = 0; i < g_.data_inputs.size(); ++i) {
-      CheckAllocatable(inputs_[i], "input '" + g_.input_names[i] + "'");
+      CheckAllocatable(inputs_[i], "input '" + g_.input_names[i] + "'", plan_->device_);
       plan_->input_bytes_.push_back(static_cast<size_t>(ByteCount(inputs_[i].shape, DTypeSize(inputs_[i].dtype))));
       entry_value_[{g_.data_inputs[i], 0}] =
           AddValue(inputs_[i], backend_.PlainLayout(inputs_[i]), {BufferRef::kInput, i});
@@ -132,7 +134,7 @@ class Plan::Builder {
     }
     const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
     for (size_t o = 0; o < out_types.size(); ++o)
-      CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o));
+      CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o), plan_->device_);
     KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types, precision_, plan_->device_});
 
     std::vector<int> ins, outs;

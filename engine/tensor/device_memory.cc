@@ -19,6 +19,7 @@ class HostMemory : public DeviceMemory {
   void CopyToHost(const Device&, void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
   void Copy(const Device&, void* dst, const void* src, size_t bytes) const override { std::memcpy(dst, src, bytes); }
   void SetZero(const Device&, void* dst, size_t bytes) const override { std::memset(dst, 0, bytes); }
+  size_t Capacity(const Device&) const override { return Storage::MaxBytes(); }
 };
 
 DeviceTypeRegistry<DeviceMemory>& Registry() {

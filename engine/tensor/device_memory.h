@@ -28,6 +28,9 @@ class DeviceMemory {
   virtual void CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const = 0;
   virtual void Copy(const Device& device, void* dst, const void* src, size_t bytes) const = 0;
   virtual void SetZero(const Device& device, void* dst, size_t bytes) const = 0;
+  // The most memory one allocation on `device` could ever get: the device's memory, or for host
+  // memory what this process may use. A bound for refusing impossible shapes, not what is free now.
+  virtual size_t Capacity(const Device& device) const = 0;
 };
 
 // Called once per device type, at static-initialisation time, by the backend that owns it.

@@ -14,6 +14,7 @@ class CudaMemory : public DeviceMemory {
   void CopyToHost(const Device& device, void* host_dst, const void* src, size_t bytes) const override;
   void Copy(const Device& device, void* dst, const void* src, size_t bytes) const override;
   void SetZero(const Device& device, void* dst, size_t bytes) const override;
+  size_t Capacity(const Device& device) const override;
 };
 
 }  // namespace qv::cuda

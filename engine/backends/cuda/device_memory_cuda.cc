@@ -17,9 +17,13 @@
 namespace qv::cuda {
 namespace {
 
-// Returns null instead of failing: BlockPool trims its cache and retries, then reports the error.
-void* OrNull(cudaError_t status, void* block) {
-  if (status == cudaSuccess) return block;
+// Runs an allocation call and returns its block, or null instead of failing: BlockPool trims its cache
+// and retries, then reports the error. The call writes the block through its argument, so it must run
+// before the block is read (hence a callable, not two arguments whose order C++ leaves unspecified).
+template <typename Allocate>
+void* BlockOrNull(Allocate allocate) {
+  void* block = nullptr;
+  if (allocate(&block) == cudaSuccess) return block;
   cudaGetLastError();
   return nullptr;
 }
@@ -49,8 +53,7 @@ DeviceResources::DeviceResources(int id)
     : memory("gpu(" + std::to_string(id) + ") memory",
              {[id](size_t bytes) {
                 CurrentDevice current(id);
-                void* p = nullptr;
-                return OrNull(cudaMalloc(&p, bytes), p);
+                return BlockOrNull([bytes](void** p) { return cudaMalloc(p, bytes); });
               },
               [id](void* p) {
                 CurrentDevice current(id);
@@ -60,8 +63,9 @@ DeviceResources::DeviceResources(int id)
 
 BlockPool& PinnedHostMemory() {
   static auto* pool = new BlockPool("pinned host memory", {[](size_t bytes) {
-                                                            void* p = nullptr;
-                                                            return OrNull(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
+                                                            return BlockOrNull([bytes](void** p) {
+                                                              return cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+                                                            });
                                                           },
                                                           [](void* p) { cudaFreeHost(p); }});
   return *pool;
@@ -128,6 +132,14 @@ void CudaMemory::SetZero(const Device& device, void* dst, size_t bytes) const {
   StreamPool::Lease stream(ResourcesOf(device.id).streams);
   CheckCuda(cudaMemsetAsync(dst, 0, bytes, stream.get()), "zero-filling memory on " + device.ToString());
   CheckCuda(cudaStreamSynchronize(stream.get()), "zero-filling memory on " + device.ToString());
+}
+
+size_t CudaMemory::Capacity(const Device& device) const {
+  Require(device);
+  CurrentDevice current(device.id);
+  size_t free = 0, total = 0;
+  CheckCuda(cudaMemGetInfo(&free, &total), "reading the memory size of " + device.ToString());
+  return total;
 }
 
 }  // namespace qv::cuda

@@ -105,3 +105,41 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
   CHECK(got[2] == 104);
   CHECK(got[3] == 0);
 }
+
+TEST_CASE("the first batch of a row shape compiles every padded row count; a failing one fails no batch",
+          "[batching]") {
+  const BoundGraph graph = BindParameters(ParseSymbolJson(quiver_test::kTimesTwoJson), {});
+  const Backend& cpu = FindBackend(Device{});
+  const auto store = cpu.NewConstantStore();
+  std::vector<Shape> asked;
+  const PlanSource plans = [&](const std::vector<TensorType>& types) {
+    asked.push_back(types[0].shape);
+    if (types[0].shape[0] == 8) throw Error(Status::kOutOfMemory, "no room for 8 rows");
+    return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, Precision::kFloat32, *store));
+  };
+  BatchingOptions options;
+  options.max_batch_size = 6;  // row counts 1, 2, 4 and 6
+  BatchRunner runner(options, plans, Device{});
+  std::vector<Failure> ends;
+  runner.Run({MakeRequest(1, 0, &ends)});
+  REQUIRE(asked == std::vector<Shape>{{1, 4}, {2, 4}, {4, 4}, {6, 4}, {1, 4}});
+  asked.clear();
+  runner.Run({MakeRequest(2, 0, &ends), MakeRequest(1, 0, &ends)});
+  REQUIRE(asked == std::vector<Shape>{{4, 4}});  // compiled already: only the batch's own plan is asked for
+  REQUIRE(ends.size() == 3);
+  for (const auto& end : ends) REQUIRE(end.ok());
+
+  // A row count that fails to compile ahead fails no batch, only the ones that need it.
+  options.max_batch_size = 8;
+  BatchRunner wider(options, plans, Device{});
+  asked.clear();
+  ends.clear();
+  wider.Run({MakeRequest(3, 0, &ends)});
+  REQUIRE(asked == std::vector<Shape>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {4, 4}});
+  REQUIRE(ends.size() == 1);
+  REQUIRE(ends[0].ok());
+  ends.clear();
+  wider.Run({MakeRequest(3, 0, &ends), MakeRequest(3, 0, &ends)});
+  REQUIRE(ends.size() == 2);
+  REQUIRE(ends[0].status == Status::kOutOfMemory);
+}
