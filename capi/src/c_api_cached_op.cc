@@ -93,6 +93,17 @@ int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t* n, const char*** names)
   });
 }
 
+int QvCachedOpGetInputDType(QvCachedOpHandle op, uint32_t index, int* dtype) {
+  return capi::Guard([&] {
+    capi::Require(dtype, "dtype");
+    const auto& types = capi::CachedOps().Get(op, "cached op")->op->input_dtypes();
+    Check(index < types.size(), Status::kInvalidArgument,
+          "input index " + std::to_string(index) + " is out of range: the op has " + std::to_string(types.size()) +
+              " data inputs");
+    *dtype = static_cast<int>(types[index].dtype);
+  });
+}
+
 int QvCachedOpDescribe(QvCachedOpHandle op, const char** json) {
   return capi::Guard([&] {
     capi::Require(json, "json");

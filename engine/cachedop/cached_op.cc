@@ -141,13 +141,15 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.max_inflight = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
     } else if (key == "data_shapes") {
       o.data_shapes = ParseDataShapes(value);
+    } else if (key == "data_types") {
+      o.data_types = ParseDataTypes(value);
     } else if (key == "precision") {
       o.precision = ParsePrecision(key, value);
     } else if (key == "cuda_graphs") {
       o.record_graphs = ParseRecordingFlag(key, value);
     } else if (!o.batching.Parse(key, value)) {
       throw Error(Status::kInvalidArgument,
-                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, precision, "
+                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, data_types, precision, "
                   "cuda_graphs, max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
@@ -157,8 +159,10 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
   return o;
 }
 
-CachedOp::CachedOp(BoundGraph graph, ConstantMap constants, const Backend& backend, CachedOpOptions options)
+CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants,
+                   const Backend& backend, CachedOpOptions options)
     : graph_(std::move(graph)),
+      input_dtypes_(std::move(input_dtypes)),
       options_(std::move(options)),
       backend_(backend),
       constants_(std::move(constants)),
@@ -183,6 +187,8 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
   CachedOpOptions resolved = options;
   resolved.precision = ResolveModelPrecision(graph, backend, options);
   BoundGraph bound = BindParameters(graph, params);
+  std::vector<InputDType> input_dtypes = ResolveInputDTypes(bound, options.data_types);
+  RecordInputDTypes(bound, input_dtypes);  // integer inputs start integer tensors for the graph passes
   Optimize(bound, backend.fusions());
   if (resolved.precision == Precision::kInt8) CheckInt8Fusions(bound.graph);
   for (int id : TopologicalOrder(bound.graph)) {
@@ -199,7 +205,8 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
   ConstantMap constants;
   for (const auto& [id, array] : bound.constants) constants[id] = std::make_shared<const Constant>(array);
   bound.constants.clear();
-  auto op = std::shared_ptr<CachedOp>(new CachedOp(std::move(bound), std::move(constants), backend, resolved));
+  auto op = std::shared_ptr<CachedOp>(
+      new CachedOp(std::move(bound), std::move(input_dtypes), std::move(constants), backend, resolved));
   if (!options.data_shapes.empty()) {
     std::vector<TensorType> types;
     for (const auto& name : op->input_names()) {
@@ -208,7 +215,7 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
       for (int64_t d : it->second)
         Check(d > 0, Status::kShape, "flag 'data_shapes': input '" + name + "' has an empty dimension in " +
                                        ShapeToString(it->second));
-      types.push_back({it->second, DType::kFloat32});
+      types.push_back({it->second, op->input_dtypes_[types.size()].dtype});
     }
     op->PlanFor(types);
     // Every batch size the request queue can form, so that no request waits for a compile.
@@ -254,8 +261,7 @@ void CachedOp::CheckInputs(const std::vector<NDArrayPtr>& inputs) const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const NDArray& a = *inputs[i];
     const std::string what = "input '" + input_names()[i] + "'";
-    Check(a.dtype() == DType::kFloat32, Status::kShape,
-          what + " is " + DTypeName(a.dtype()) + ", expected float32");
+    CheckInputDType(input_names()[i], a.dtype(), input_dtypes_[i]);
     // Host inputs of an op on another device are staged onto it by the invocation (Plan::RunAsync).
     const bool stages_host_inputs = options_.device.type != DeviceType::kCpu;
     Check(a.device() == options_.device || a.device().type == DeviceType::kCpu, Status::kDevice,

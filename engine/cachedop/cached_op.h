@@ -15,6 +15,7 @@
 #include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
+#include "cachedop/input_dtypes.h"
 #include "plan/plan.h"
 #include "common/device.h"
 #include "common/precision.h"
@@ -31,6 +32,7 @@ struct CachedOpOptions {
   // Whether each plan is replayed as a CUDA graph (GPU ops only): flag cuda_graphs.
   StepRecording record_graphs = StepRecording::kPreferred;
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
+  std::map<std::string, DType> data_types;   // input element types other than the symbol's (input_dtypes.h)
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
 
   // From the C API's string flags; unknown keys and bad values throw Status::kInvalidArgument.
@@ -50,6 +52,8 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
 
   const std::vector<std::string>& input_names() const { return graph_.input_names; }
   const std::vector<std::string>& output_names() const { return graph_.output_names; }
+  // The element type each data input takes, in input_names() order.
+  const std::vector<InputDType>& input_dtypes() const { return input_dtypes_; }
   // The graph the op runs: the file's after the backend's inference passes (Optimize).
   const Graph& graph() const { return graph_.graph; }
   // What the op computes in: the `precision` flag as the backend resolved it (never kAuto).
@@ -64,7 +68,8 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   void DrainQueue();
 
  private:
-  CachedOp(BoundGraph graph, ConstantMap constants, const Backend& backend, CachedOpOptions options);
+  CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants, const Backend& backend,
+           CachedOpOptions options);
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
@@ -81,6 +86,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
                     const Engine::Completion& done);
 
   BoundGraph graph_;
+  std::vector<InputDType> input_dtypes_;
   CachedOpOptions options_;
   const Backend& backend_;
   ConstantMap constants_;  // the parameters, plain or packed by store_

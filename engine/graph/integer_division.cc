@@ -1,9 +1,10 @@
 // TruncateIntegerDivisions: MXNet divides integer tensors as integers (C++'s a / b, truncated towards
 // zero), Quiver holds them as whole numbers in float32, where a division leaves the fraction. Integer
-// tensors are found by MXNet's dtype rules: Cast to int32/int64, shape_array and topk's indices with an
-// integer dtype start them; operators whose output type is their inputs' type carry them on. Each
-// broadcast_div or elemwise_div of two integer tensors gets a trunc after it, which gives the integer
-// quotient exactly while both operands stay below 2^24 (the range float32 holds whole numbers in).
+// tensors are found by MXNet's dtype rules: data inputs of an integer type, Cast to int32/int64,
+// shape_array and topk's indices with an integer dtype start them; operators whose output type is their
+// inputs' type carry them on. Each broadcast_div or elemwise_div of two integer tensors gets a trunc
+// after it, which gives the integer quotient exactly while both operands stay below 2^24 (the range
+// float32 holds whole numbers in).
 // A scalar operator on an integer tensor computes in integers too: its scalar is truncated first
 // (MXNet 1.9.1: int64 [7, -7] / 2.5 gives [3, -3], * 2.5 gives [14, -14]), and _div_scalar and
 // _rdiv_scalar get a trunc as well.
@@ -42,6 +43,9 @@ bool IsIntegerDType(const std::string& dtype) {
   return dtype == "int8" || dtype == "uint8" || dtype == "int32" || dtype == "int64";
 }
 
+// A variable's "__dtype__" (MXNet's type codes, common/dtype.h): uint8, int32, int8 or int64.
+bool IsIntegerDTypeCode(const std::string& code) { return code == "3" || code == "4" || code == "5" || code == "6"; }
+
 }  // namespace
 
 void TruncateIntegerDivisions(BoundGraph& g) {
@@ -55,7 +59,9 @@ void TruncateIntegerDivisions(BoundGraph& g) {
         if (!integer.count(node.inputs[i])) return false;
       return !node.inputs.empty();
     };
-    if (node.op == "Cast") {
+    if (node.is_variable()) {
+      if (IsIntegerDTypeCode(AttrsOf(node).GetString("__dtype__", ""))) integer.insert({id, 0});
+    } else if (node.op == "Cast") {
       if (CastTruncates(AttrsOf(node))) integer.insert({id, 0});
     } else if (node.op == "shape_array") {
       integer.insert({id, 0});

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/fault_injection.h"
 #include "graph/graph_check.h"
+#include "ops/input_to_float32.h"
 #include "ops/op.h"
 #include "plan/memory_plan.h"
 #include "tensor/device_memory.h"
@@ -52,8 +53,8 @@ class Plan::Builder {
     for (size_t i = 0; i < g_.data_inputs.size(); ++i) {
       CheckAllocatable(inputs_[i], "input '" + g_.input_names[i] + "'", plan_->device_);
       plan_->input_bytes_.push_back(static_cast<size_t>(ByteCount(inputs_[i].shape, DTypeSize(inputs_[i].dtype))));
-      entry_value_[{g_.data_inputs[i], 0}] =
-          AddValue(inputs_[i], backend_.PlainLayout(inputs_[i]), {BufferRef::kInput, i});
+      const int v = AddValue(inputs_[i], backend_.PlainLayout(inputs_[i]), {BufferRef::kInput, i});
+      entry_value_[{g_.data_inputs[i], 0}] = inputs_[i].dtype == DType::kFloat32 ? v : ToFloat32(v, g_.input_names[i]);
     }
     for (const auto& [id, constant] : constants_) {
       // A packed constant is in its backend's layout already; a plain one is row-major.
@@ -124,27 +125,39 @@ class Plan::Builder {
 
   void AddNode(int id) {
     const Node& node = g_.graph.nodes[id];
-    const Attrs attrs = AttrsOf(node);
+    std::vector<int> inputs;
+    for (const NodeEntry& in : node.inputs) inputs.push_back(entry_value_.at(in));
+    const std::vector<int> outs = AddOperatorStep(AttrsOf(node), inputs);
+    for (size_t o = 0; o < outs.size(); ++o) entry_value_[{id, static_cast<int>(o)}] = outs[o];
+  }
+
+  // Quiver computes in float32: an input of another element type is converted by a first step.
+  int ToFloat32(int v, const std::string& input) {
+    static const std::map<std::string, std::string> kNoAttrs;
+    return AddOperatorStep(Attrs(kNoAttrs, kInputToFloat32, input), {v}).front();
+  }
+
+  // A step running operator `attrs.op()` on values `inputs`; returns its output values.
+  std::vector<int> AddOperatorStep(const Attrs& attrs, const std::vector<int>& inputs) {
     std::vector<TensorType> types;
     std::vector<ValueInfo> infos;
-    for (const NodeEntry& in : node.inputs) {
-      const Value& v = values_[entry_value_.at(in)];
+    for (int in : inputs) {
+      const Value& v = values_[in];
       types.push_back(v.type);
       infos.push_back({v.type, v.layout, v.constant});
     }
-    const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
+    const std::vector<TensorType> out_types = FindOp(attrs.op())->InferShape(attrs, types);
     for (size_t o = 0; o < out_types.size(); ++o)
       CheckAllocatable(out_types[o], attrs.Where() + "output " + std::to_string(o), plan_->device_);
     KernelBuild build = backend_.BuildKernel({attrs, store_, infos, out_types, precision_, plan_->device_});
 
     std::vector<int> ins, outs;
     for (size_t r = 0; r < build.runtime_inputs.size(); ++r)
-      ins.push_back(Convert(entry_value_.at(node.inputs[build.runtime_inputs[r]]), build.input_layouts[r], node.name));
-    for (size_t o = 0; o < build.output_layouts.size(); ++o) {
+      ins.push_back(Convert(inputs[build.runtime_inputs[r]], build.input_layouts[r], attrs.node()));
+    for (size_t o = 0; o < build.output_layouts.size(); ++o)
       outs.push_back(AddValue(out_types[o], build.output_layouts[o], {}));
-      entry_value_[{id, static_cast<int>(o)}] = outs.back();
-    }
-    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, node.name, build.flops);
+    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, attrs.node(), build.flops);
+    return outs;
   }
 
   // Graph outputs are written row-major into the caller's arrays: directly by the producing step when

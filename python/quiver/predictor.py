@@ -26,6 +26,9 @@ Settings = Tuple[Optional[Sequence[DataDesc]], str, int, bool, bool, Optional[Ma
 # scheduling flags.
 FLAG_KEYWORDS = ("precision", "max_batch_size", "batch_timeout_us", "instances", "max_queue")
 
+# QvDType codes (MXNet's type flags) as numpy element types.
+DTYPES = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64}
+
 
 class Predictor:
     """Runs an MXNet model (``-symbol.json`` + ``.params``) with Quiver.
@@ -37,7 +40,9 @@ class Predictor:
         model_prefix: path prefix of ``<prefix>-symbol.json`` and ``<prefix>-<epoch:04d>.params``.
         epoch: the epoch number in the params file name.
         input_descs: the data inputs (names, shapes to compile ahead of time, dtypes, layouts). When
-            omitted, inputs are the symbol's non-parameter variables, taking float32.
+            omitted, inputs are the symbol's non-parameter variables, taking what the symbol
+            declares for them (``mx.sym.var(name, dtype=...)``), else float32. A DataDesc's dtype
+            other than float32 (token ids as ``"int32"``, say) is the type the input takes.
         device: ``"cpu"`` or ``"gpu(N)"``.
         max_inflight: predictions admitted at once; one more raises BusyError instead of queueing.
         thread_safe: False runs invocations one after another with a single workspace.
@@ -125,6 +130,9 @@ class Predictor:
             shaped = [d for d in descs if d.shape]
             if shaped:
                 flags["data_shapes"] = ";".join(f"{d.name}:({','.join(map(str, d.shape))})" for d in shaped)
+            typed = [d for d in descs if d.dtype != "float32"]
+            if typed:
+                flags["data_types"] = ";".join(f"{d.name}:{d.dtype}" for d in typed)
             both = sorted(set(scheduling) & set(map(str, options or {})))
             if both:
                 raise InvalidArgumentError.from_message(f"{both} given both as keywords and in options")
@@ -145,7 +153,8 @@ class Predictor:
             raise InvalidArgumentError.from_message(
                 f"input_descs name {unknown}, which the model does not take (its inputs: {self._input_names})")
         self._descs: Dict[str, Optional[DataDesc]] = {n: by_name.get(n) for n in self._input_names}
-        self._dtypes = [np.dtype(d.dtype if d else np.float32) for d in self._descs.values()]
+        # Inputs are converted to what the op takes (flag data_types, else the symbol's declaration).
+        self._dtypes = [np.dtype(DTYPES[capi.QvCachedOpGetInputDType(op, i)]) for i in range(len(self._input_names))]
 
     # -- description -------------------------------------------------------------------------------
 
@@ -158,6 +167,11 @@ class Predictor:
     def output_names(self) -> List[str]:
         """The outputs, in the order they are returned."""
         return list(self._output_names)
+
+    @property
+    def input_dtypes(self) -> Dict[str, np.dtype]:
+        """The element type each input takes; other arrays are converted to it (numpy's rules)."""
+        return dict(zip(self._input_names, self._dtypes))
 
     @property
     def precision(self) -> str:

@@ -227,7 +227,15 @@ QV_EXPORT int QvWaitAll(void);
  *   static_shape  "true": input shapes are fixed by the first invocation;
  *                 "false": any batch size / input shape, one compiled plan per shape   default "false"
  *   max_inflight  invocations admitted at once; one more fails with QV_ERR_BUSY   default 64
- *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now
+ *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now; with
+ *                 max_batch_size, also every batch size a queued run can be padded to
+ *   data_types    optional, "tokens:int32;valid_length:int32": the element type a data input takes
+ *                 (float32, float64, float16, uint8, int8, int32, int64). Without it, an input takes
+ *                 what its symbol variable declares (MXNet's "__dtype__", as mx.sym.var(name,
+ *                 dtype=...) writes it), else float32. An invocation must pass exactly that type:
+ *                 another fails with QV_ERR_SHAPE naming the input, both types and where the expected
+ *                 one came from. Operators that cannot take the type fail creation with
+ *                 QV_ERR_SHAPE or QV_ERR_UNSUPPORTED naming the node (QvCachedOpGetInputDType)
  *   precision     what the op computes in; inputs and outputs stay float32 in every precision:
  *                 "float32"  exact to MXNet's float32 results                        (the default)
  *                 "bfloat16" convolutions, fully connected layers and the pooling, batch norm,
@@ -278,6 +286,11 @@ QV_EXPORT int QvCachedOpListInputs(QvCachedOpHandle op, uint32_t *n, const char 
 
 /* The outputs, in the order QvInvokeAsync returns them. *names is owned by the op. Never blocks. */
 QV_EXPORT int QvCachedOpListOutputs(QvCachedOpHandle op, uint32_t *n, const char ***names);
+
+/* The element type (a QvDType) that data input `index` (QvCachedOpListInputs' order) takes: flag
+ * "data_types", else the symbol's declaration, else QV_FLOAT32. An index past the inputs fails with
+ * QV_ERR_INVALID_ARGUMENT. Never blocks. */
+QV_EXPORT int QvCachedOpGetInputDType(QvCachedOpHandle op, uint32_t index, int *dtype);
 
 /* Validates the inputs (count, dtype, shape), schedules the computation and returns without waiting
  * for it. Inputs are read after pending writes to them finish; writing to an input before the outputs

@@ -136,6 +136,10 @@ void PRelu(const float* x, const float* gamma, float* y, int64_t n, int64_t chan
 // out[i] = cond[i / row] != 0 ? x[i] : y[i]: `row` elements share one condition value (where).
 void Where(const float* cond, const float* x, const float* y, float* out, int64_t n, int64_t row, cudaStream_t stream);
 
+// _input_to_float32: y[i] = x[i] converted to float32, x holding elements of type `from`.
+enum class InputElement { kFloat64, kUInt8, kInt8, kInt32, kInt64 };
+void ToFloat32(InputElement from, const void* x, float* y, int64_t n, cudaStream_t stream);
+
 // amp_cast: y[i] = x[i] rounded to the nearest bfloat16 or float16 value, kept in float32, exactly as
 // ops/amp_cast.h's RoundToBFloat16 / RoundToFloat16 compute it on the host.
 enum class NarrowFloat { kBFloat16, kFloat16 };

@@ -612,3 +612,51 @@ TEST_CASE("A small GPU network (FC, ReLU, FC, softmax) matches the CPU", "[gpu]"
 }
 
 }  // namespace
+
+namespace {
+
+// Runs `op` on int32 `ids` (an array on `device_type`) and returns both outputs of the tokens graph.
+std::vector<std::vector<float>> RunTokens(QvCachedOpHandle op, const std::vector<int32_t>& ids, int device_type) {
+  const int64_t shape[] = {static_cast<int64_t>(ids.size())};
+  QvNDArrayHandle in = nullptr;
+  REQUIRE(QvNDArrayCreate(shape, 1, device_type, 0, QV_INT32, &in) == QV_OK);
+  REQUIRE(QvNDArraySyncCopyFromCPU(in, ids.data(), ids.size() * sizeof(int32_t)) == QV_OK);
+  uint32_t n = 0;
+  QvNDArrayHandle* outs = nullptr;
+  REQUIRE(QvInvokeAsync(op, 1, &in, &n, &outs) == QV_OK);
+  REQUIRE(n == 2);
+  std::vector<std::vector<float>> results = {std::vector<float>(ids.size() * 3), std::vector<float>(ids.size())};
+  for (uint32_t k = 0; k < n; ++k) {
+    REQUIRE(QvNDArraySyncCopyToCPU(outs[k], results[k].data(), results[k].size() * sizeof(float)) == QV_OK);
+    QvNDArrayFree(outs[k]);
+  }
+  QvNDArrayFree(in);
+  return results;
+}
+
+}  // namespace
+
+TEST_CASE("GPU int32 inputs are converted on the device and compute as on the CPU", "[gpu]") {
+  // tokens (declared int32) -> Embedding (7 x 3) and -> _div_scalar(3), an integer division in MXNet.
+  const std::string json = R"({"nodes": [
+    {"op": "null", "name": "tokens", "attrs": {"__dtype__": "4"}, "inputs": []},
+    {"op": "null", "name": "emb_weight", "inputs": []},
+    {"op": "Embedding", "name": "emb", "attrs": {"input_dim": "7", "output_dim": "3"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
+    {"op": "_div_scalar", "name": "third", "attrs": {"scalar": "3"}, "inputs": [[0, 0, 0]]}],
+    "arg_nodes": [0, 1], "heads": [[2, 0, 0], [3, 0, 0]]})";
+  std::mt19937 rng(21);
+  const Params params = {{"emb_weight", qv_test::Random({7, 3}, &rng)}};
+  QvSymbolHandle sym = nullptr;
+  REQUIRE(QvSymbolCreateFromJSON(json.c_str(), &sym) == QV_OK);
+  QvCachedOpHandle cpu = nullptr, gpu = nullptr;
+  REQUIRE(qv_test::CreateCachedOp(sym, params, {}, 1, &cpu) == QV_OK);
+  REQUIRE(qv_test::CreateCachedOp(sym, params, {{"device", "gpu(0)"}}, 1, &gpu) == QV_OK);
+  const std::vector<int32_t> ids = {0, 6, 9, -1, 3, -8, 2, 100000};
+  const auto want = RunTokens(cpu, ids, QV_CPU);
+  CHECK(want[1] == std::vector<float>{0, 2, 3, 0, 1, -2, 0, 33333});
+  CHECK(RunTokens(gpu, ids, QV_GPU) == want);  // ids on the device
+  CHECK(RunTokens(gpu, ids, QV_CPU) == want);  // ids staged from the host
+  QvFreeCachedOp(gpu);
+  QvFreeCachedOp(cpu);
+  QvSymbolFree(sym);
+}
