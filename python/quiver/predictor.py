@@ -200,6 +200,15 @@ class Predictor:
         Raises:
             ShapeError for inputs that do not fit the model; ClosedError after close().
         """
+        return self._unpack(self._predict_all(inputs, timeout, priority))
+
+    def predict_named(self, inputs: Inputs, *, timeout: Optional[float] = None,
+                      priority: int = 0) -> Dict[str, np.ndarray]:
+        """As predict(), but returns every output by name (``output_names`` order), whatever their
+        number: ``p.predict_named({"tokens": ids, "valid_length": lengths})["scores"]``."""
+        return dict(zip(self._output_names, self._predict_all(inputs, timeout, priority)))
+
+    def _predict_all(self, inputs: Inputs, timeout: Optional[float], priority: int) -> List[np.ndarray]:
         arrays = self._arrays(inputs)
         outputs = self._submit(arrays, timeout, priority)
         try:
@@ -209,7 +218,7 @@ class Predictor:
             for handle in outputs:
                 capi.QvNDArrayFree(handle)
             raise
-        return self._unpack(to_numpy(outputs))
+        return to_numpy(outputs)
 
     def predict_async(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Future:
         """Submits a prediction and returns at once with a Future (see predict for the arguments:

@@ -44,3 +44,11 @@ def test_an_unknown_or_unsupported_input_dtype_fails_naming_it():
         quiver.Predictor.from_bytes(*model({}), input_descs=[quiver.DataDesc("words", (), "int32")])
     with pytest.raises(quiver.UnsupportedError, match="float16"):
         quiver.Predictor.from_bytes(*model({}), input_descs=[quiver.DataDesc("tokens", (), "float16")])
+
+
+def test_predict_named_returns_every_output_by_name():
+    with quiver.Predictor.from_bytes(*model({"__dtype__": "4"})) as p:
+        named = p.predict_named({"tokens": [[1, 2]], "length": [5]})
+        assert list(named) == p.output_names == ["emb_output", "half_output"]
+        np.testing.assert_array_equal(named["emb_output"], WEIGHT[[[1, 2]]])
+        np.testing.assert_array_equal(named["half_output"], [2.5])
