@@ -65,6 +65,18 @@ class ImageTransform:
         return np.stack([self(image) for image in images])
 
 
+def size_short_within(width: int, height: int, short: int, max_size: int, stride: int = 1) -> Tuple[int, int]:
+    """(width, height) keeping the aspect ratio with the shorter side `short`, unless the longer would
+    then pass `max_size` (then the longer is `max_size`), each rounded to a multiple of `stride`: the
+    sizes of GluonCV's resize_short_within, which its detectors' test presets use (YOLOv3: 416, 1024;
+    Faster/Mask R-CNN: 600, 1000; SSD and CenterNet: 512, 1024)."""
+    small, large = min(width, height), max(width, height)
+    scale = short / small
+    if round(scale * large / stride) * stride > max_size:
+        scale = (max_size // stride * stride) / large
+    return int(round(width * scale / stride) * stride), int(round(height * scale / stride) * stride)
+
+
 def as_image_list(images: Any) -> List[ImageLike]:
     """One image, or a sequence of them, as a list."""
     single = isinstance(images, (str, os.PathLike, Image.Image)) or (

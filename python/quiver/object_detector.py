@@ -9,7 +9,7 @@ import numpy as np
 from .classifier import Labels, load_synset
 from .errors import ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, load_image,
-                    model_image_size)
+                    model_image_size, size_short_within)
 from .predictor import Predictor
 
 Box = Tuple[float, float, float, float]
@@ -33,8 +33,10 @@ class ObjectDetector(Predictor):
 
     Rows with a negative class id are padding and are skipped.
 
-    Preprocessing: the image is resized to the input size (no crop, as SSD does), then normalised per
-    channel with ``mean``/``std`` on 0-255 RGB values (ImageNet's by default).
+    Preprocessing: the image is resized to the input size (no crop, as SSD does), or with ``short``
+    keeping its aspect ratio as GluonCV's detector presets do (for models that take any input size:
+    YOLOv3, Faster/Mask R-CNN, CenterNet), then normalised per channel with ``mean``/``std`` on 0-255
+    RGB values (ImageNet's by default). Boxes come back in the pixels of each image either way.
 
     Takes Predictor's arguments, and these.
 
@@ -42,11 +44,16 @@ class ObjectDetector(Predictor):
         synset: class labels (a list or a synset.txt path); default ``synset.txt`` next to the model if
             it exists, else labels are the class ids as strings.
         image_size: (height, width) of the input; default from input_descs, else (512, 512).
+        short, max_size, stride: resize each image keeping its aspect ratio, its shorter side to
+            ``short`` unless the longer would pass ``max_size``, both rounded to multiples of ``stride``
+            (GluonCV's resize_short_within; YOLOv3 416/1024, Faster and Mask R-CNN 600/1000, CenterNet
+            512/1024); images of one size share a run. ``image_size`` is then unused.
         mean, std: the normalisation above.
     """
 
     def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
-                   image_size: Optional[Tuple[int, int]] = None, mean: Sequence[float] = IMAGENET_MEAN,
+                   image_size: Optional[Tuple[int, int]] = None, short: Optional[int] = None,
+                   max_size: int = 1024, stride: int = 1, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
         super()._configure(model_dir, **extras)
         if synset is None and model_dir is not None and os.path.exists(os.path.join(model_dir, "synset.txt")):
@@ -54,6 +61,7 @@ class ObjectDetector(Predictor):
         self._labels = load_synset(synset) if synset is not None else None
         size = image_size or model_image_size(self.input_desc(), (512, 512))
         self.transform = ImageTransform(size, None, tuple(mean), tuple(std))
+        self._within = (short, max_size, stride) if short is not None else None
 
     def detect(self, image: ImageLike, threshold: float = 0.5) -> List[Detection]:
         """``[(label, score, (xmin, ymin, xmax, ymax)), ...]`` with score >= threshold, best first,
@@ -74,18 +82,26 @@ class ObjectDetector(Predictor):
     def _detect(self, images: Sequence[ImageLike], threshold: float,
                 mask_threshold: Optional[float]) -> List[List[Any]]:
         rgb = [load_image(image) for image in images]
-        outputs = self.predict(in_layout(self.transform.batch(rgb), self.input_desc()))
-        rows = _rows(outputs)
-        if mask_threshold is not None and rows[0][4] is None:
-            raise ShapeError.from_message("the model has no mask output: detect_instances() needs a fourth "
-                                          "output (N, K, mh, mw), as Mask R-CNN gives")
-        return [self._decode(r, pil.size, threshold, mask_threshold) for r, pil in zip(rows, rgb)]
+        # Each image's input size; images of one size run as one batch.
+        sizes = [self.transform.size if self._within is None else
+                 size_short_within(pil.width, pil.height, *self._within)[::-1] for pil in rgb]
+        found: List[List[Any]] = [[] for _ in rgb]
+        for size in dict.fromkeys(sizes):
+            members = [i for i, s in enumerate(sizes) if s == size]
+            transform = ImageTransform(size, None, self.transform.mean, self.transform.std)
+            rows = _rows(self.predict(in_layout(transform.batch([rgb[i] for i in members]), self.input_desc())))
+            if mask_threshold is not None and rows[0][4] is None:
+                raise ShapeError.from_message("the model has no mask output: detect_instances() needs a "
+                                              "fourth output (N, K, mh, mw), as Mask R-CNN gives")
+            for i, r in zip(members, rows):
+                found[i] = self._decode(r, rgb[i].size, size, threshold, mask_threshold)
+        return found
 
-    def _decode(self, rows: _Rows, image_size: Tuple[int, int], threshold: float,
+    def _decode(self, rows: _Rows, image_size: Tuple[int, int], input_size: Tuple[int, int], threshold: float,
                 mask_threshold: Optional[float]) -> List[Any]:
         ids, scores, boxes, normalized, masks = rows
         width, height = image_size
-        in_height, in_width = self.transform.size
+        in_height, in_width = input_size
         sx, sy = (width, height) if normalized else (width / in_width, height / in_height)
         found: List[Any] = []
         for k, (cls, score, (x1, y1, x2, y2)) in enumerate(zip(ids, scores, boxes)):

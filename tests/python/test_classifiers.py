@@ -128,3 +128,27 @@ def test_object_detector_maps_boxes_to_image_pixels():
     assert [(label, round(score, 6)) for label, score, _ in found] == [("dog", 0.9), ("bird", 0.7)]
     np.testing.assert_allclose(found[0][2], (40, 40, 200, 120), rtol=1e-5)
     np.testing.assert_allclose(found[1][2], (200, 100, 400, 180), rtol=1e-5)
+
+
+def test_size_short_within_gives_gluoncvs_sizes():
+    from quiver.image import size_short_within
+    # resize_short_within's documented examples (GluonCV 0.10, gluoncv/data/transforms/image.py).
+    assert size_short_within(3482, 2321, 800, 1000) == (1000, 667)
+    assert size_short_within(3482, 2321, 800, 1200) == (1200, 800)
+    assert size_short_within(3482, 2321, 800, 1200, stride=32) == (1184, 800)
+    assert size_short_within(400, 200, 416, 1024) == (832, 416)
+    assert size_short_within(200, 400, 64, 1024) == (64, 128)
+
+
+def test_object_detector_keeps_aspect_ratios_with_short_and_maps_boxes_back():
+    """GluonCV's form, boxes in input pixels: with short=64 each image keeps its own aspect ratio."""
+    ids, scores = np.array([[[0]]]), np.array([[[0.9]]])
+    boxes = np.array([[[8, 16, 40, 48]]])
+    symbol, params = constant_outputs_model([ids, scores, boxes])
+    with quiver.ObjectDetector.from_bytes(symbol, params, synset=["cat"], short=64) as det:
+        wide, tall = np.zeros((200, 400, 3), np.uint8), np.zeros((300, 100, 3), np.uint8)
+        # wide: 128 x 64 input (scale 0.32); tall: 64 x 192 (scale 0.64); two runs, one per size.
+        found = det.detect_batch([wide, tall, wide], threshold=0.5)
+    np.testing.assert_allclose(found[0][0][2], (25, 50, 125, 150), rtol=1e-5)
+    np.testing.assert_allclose(found[1][0][2], (12.5, 25, 62.5, 75), rtol=1e-5)
+    assert found[2] == found[0]
