@@ -300,7 +300,7 @@ QVJ_HANDLE(QvCachedOpHandle)
 /* ---- numbers, shapes and memory ----------------------------------------------------------------- */
 
 %apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id,
-                     int *cancelled };
+                     int *cancelled, int *threads };
 
 %typemap(jni) uint64_t *QVJ_U64_OUT "jlongArray"
 %typemap(jtype) uint64_t *QVJ_U64_OUT "long[]"

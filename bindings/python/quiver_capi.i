@@ -82,7 +82,7 @@ QV_OUT_HANDLE(QvCachedOpHandle, struct QvCachedOp_)
 QV_OUT_HANDLE(QvCalibratorHandle, struct QvCalibrator_)
 
 %apply int *OUTPUT { int *major, int *minor, int *patch, int *ready, int *dtype, int *dev_type, int *dev_id,
-                    int *cancelled };
+                    int *cancelled, int *threads };
 %apply unsigned long long *OUTPUT { uint64_t *bytes_in_use, uint64_t *arrays_alive };
 
 %typemap(in, numinputs=0) (uint32_t *n, const char ***names) (uint32_t count = 0, const char **names = NULL) {

@@ -28,8 +28,9 @@ struct ComputePool::Job {
 };
 
 ComputePool& ComputePool::Get() {
-  // Never destroyed: helpers sleep in it until the process exits.
-  static auto* pool = new ComputePool(CpuBudget::Get().threads() - 1);
+  // Never destroyed: helpers sleep in it until the process exits. Sized for the CPUs, not the budget,
+  // which may change (CpuBudget::SetThreads); leases keep the busy helpers within the budget.
+  static auto* pool = new ComputePool(DetectUsableCpus() - 1);
   return *pool;
 }
 

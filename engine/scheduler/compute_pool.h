@@ -22,7 +22,7 @@ namespace qv {
 
 class ComputePool {
  public:
-  // The process's pool: one helper fewer than the CPU budget's threads.
+  // The process's pool: one helper fewer than the CPUs this process may use.
   static ComputePool& Get();
   explicit ComputePool(int helpers);
   ~ComputePool();  // stops the helpers; no Run may be in progress

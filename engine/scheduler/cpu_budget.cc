@@ -27,12 +27,13 @@ int CgroupCpuLimit() {
   return 0;
 }
 
-int ThreadsFromEnvironment() {
-  const char* text = std::getenv("QUIVER_NUM_THREADS");
+// A thread count from the environment (up to a ',' for OpenMP's nested list), or 0.
+int ThreadsFromEnvironment(const char* name) {
+  const char* text = std::getenv(name);
   if (text == nullptr) return 0;
   char* end = nullptr;
   const long n = std::strtol(text, &end, 10);
-  return (end != text && *end == '\0' && n > 0 && n <= 4096) ? static_cast<int>(n) : 0;
+  return (end != text && (*end == '\0' || *end == ',') && n > 0 && n <= 4096) ? static_cast<int>(n) : 0;
 }
 
 }  // namespace
@@ -47,15 +48,29 @@ int DetectUsableCpus() {
   return std::max(cpus, 1);
 }
 
+int StartingThreads() {
+  int threads = DetectUsableCpus();
+  for (const char* name : {"QUIVER_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const int n = ThreadsFromEnvironment(name); n > 0) threads = std::min(threads, n);
+  return threads;
+}
+
 CpuBudget& CpuBudget::Get() {
-  static CpuBudget* budget = [] {
-    const int from_env = ThreadsFromEnvironment();
-    return new CpuBudget(from_env > 0 ? from_env : DetectUsableCpus());
-  }();
+  static CpuBudget* budget = new CpuBudget(StartingThreads());
   return *budget;
 }
 
 CpuBudget::CpuBudget(int threads) : total_(std::max(threads, 1)), free_(total_) {}
+
+void CpuBudget::SetThreads(int threads) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const int total = std::max(threads, 1);
+    free_ += total - total_;
+    total_ = total;
+  }
+  freed_.notify_all();
+}
 
 int ThreadsWorthUsing(double flops, double bytes) {
   // One core's rough rates: ~200 GFLOP/s of float32 arithmetic (bench/gemm_peak), ~20 GB/s streamed.
@@ -67,17 +82,18 @@ int ThreadsWorthUsing(double flops, double bytes) {
 CpuBudget::Lease CpuBudget::Acquire(int most) {
   std::unique_lock<std::mutex> lock(mu_);
   freed_.wait(lock, [&] { return free_ > 0; });
-  const int share = std::max(1, total_ / std::max(participants_, 1));
+  const int share = std::max(1, total_.load(std::memory_order_relaxed) / std::max(participants_, 1));
   const int n = LeaseSize(std::min({free_, share, most}));
   free_ -= n;
   return Lease(this, n);
 }
 
 int CpuBudget::LeaseSize(int wanted) const {
-  const int n = std::clamp(wanted, 1, total_);
+  const int total = total_.load(std::memory_order_relaxed);
+  const int n = std::clamp(wanted, 1, total);
   // Kernels keep one oneDNN primitive per thread count: powers of two (or the whole budget) keep
   // those few.
-  if (n == total_) return n;
+  if (n == total) return n;
   int pow2 = 1;
   while (pow2 * 2 <= n) pow2 *= 2;
   return pow2;

@@ -1,12 +1,15 @@
 // The compute-thread budget: how many threads may compute at once in this process, and a fair split
 // of them among the invocations running at the same time.
 //
-// The budget defaults to the CPUs this process may really use (affinity mask, cgroup v1/v2 CPU quota)
-// and can be set with the environment variable QUIVER_NUM_THREADS. The engine runs at most `threads()`
-// invocations at once, and each kernel leases threads for its duration: one invocation alone gets
-// all of them; N concurrent ones share them, so the busy compute threads never exceed the budget.
+// The budget starts as the smallest of the CPUs this process may really use (affinity mask, cgroup
+// v1/v2 CPU quota), QUIVER_NUM_THREADS and OMP_NUM_THREADS (Quiver uses no OpenMP, but Spark and Ray
+// set it to the CPUs they gave a worker process), and SetThreads changes it at any time. The engine
+// runs at most the starting budget's invocations at once, and each kernel leases threads for its
+// duration: one invocation alone gets all of them; N concurrent ones share them, so the busy compute
+// threads never exceed the budget.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -14,6 +17,10 @@ namespace qv {
 
 // CPUs usable by this process: min(affinity mask, cgroup quota), at least 1.
 int DetectUsableCpus();
+
+// The starting budget: DetectUsableCpus(), lowered by QUIVER_NUM_THREADS and OMP_NUM_THREADS where
+// set to a count (OpenMP's list form "4,2" counts its first level; other values are ignored).
+int StartingThreads();
 
 // How many threads a kernel doing `flops` arithmetic and moving `bytes` is worth: one per ~5 us of its
 // estimated single-thread time. The compute pool's helpers are still awake between the kernels of a
@@ -26,7 +33,10 @@ class CpuBudget {
   static CpuBudget& Get();
   explicit CpuBudget(int threads);
 
-  int threads() const { return total_; }
+  int threads() const { return total_.load(std::memory_order_relaxed); }
+  // Changes the budget (1 or more): later leases take shares of the new one; leases held meanwhile
+  // end as they are.
+  void SetThreads(int threads);
 
   // Threads for one kernel; returned to the budget when destroyed.
   class Lease {
@@ -68,10 +78,10 @@ class CpuBudget {
   void Join();
   void Leave();
 
-  const int total_;
+  std::atomic<int> total_;  // written under mu_
   std::mutex mu_;
   std::condition_variable freed_;
-  int free_;
+  int free_;  // below zero while leases taken under a larger budget are held
   int participants_ = 0;
 };
 

@@ -32,7 +32,7 @@ __all__ = [
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "Segmentation", "Segmenter", "ShapeError",
     "UnsupportedError",
-    "memory_stats", "version", "wait_all",
+    "get_num_threads", "memory_stats", "set_num_threads", "version", "wait_all",
 ]
 
 
@@ -45,6 +45,20 @@ class MemoryStats(_NamedTuple):
 def memory_stats() -> MemoryStats:
     """Bytes of native array storage, parameters and workspaces, and arrays alive."""
     return MemoryStats(*capi.QvGetMemoryStats())
+
+
+def set_num_threads(threads: int) -> None:
+    """Sets how many threads may compute at once in this process, across every model (QvSetNumThreads).
+
+    It starts as the smallest of the CPUs the process may use, QUIVER_NUM_THREADS and OMP_NUM_THREADS
+    (which Spark and Ray set to the CPUs they give a worker process); kernels started afterwards share
+    the new budget."""
+    capi.QvSetNumThreads(int(threads))
+
+
+def get_num_threads() -> int:
+    """The compute-thread budget (QvGetNumThreads)."""
+    return int(capi.QvGetNumThreads())
 
 
 def version() -> _Tuple[int, int, int]:

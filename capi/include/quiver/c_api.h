@@ -105,6 +105,15 @@ QV_EXPORT int QvGetVersion(int *major, int *minor, int *patch);
  * tests in every binding. Either out-pointer may be NULL. Never blocks. */
 QV_EXPORT int QvGetMemoryStats(uint64_t *bytes_in_use, uint64_t *arrays_alive);
 
+/* The process's compute-thread budget: how many threads may compute at once across every op and
+ * invocation. It starts as the smallest of the CPUs the process may use (affinity mask, cgroup quota),
+ * QUIVER_NUM_THREADS and OMP_NUM_THREADS (Quiver uses no OpenMP; Spark and Ray set it to the CPUs
+ * they gave the worker). QvSetNumThreads changes it at any time (1 to 4096, else
+ * QV_ERR_INVALID_ARGUMENT): kernels started afterwards share the new budget, running ones keep their
+ * threads. How many invocations run at once stays what the starting budget allowed. Never block. */
+QV_EXPORT int QvSetNumThreads(int threads);
+QV_EXPORT int QvGetNumThreads(int *threads);
+
 /* ---------------------------------------------------------------------------------------------------
  * Symbols (graphs)
  * ------------------------------------------------------------------------------------------------- */

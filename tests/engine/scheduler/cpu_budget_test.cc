@@ -75,3 +75,39 @@ TEST_CASE("the detected CPU count respects the affinity mask", "[scheduler][budg
   REQUIRE(cpus >= 1);
   REQUIRE(cpus <= static_cast<int>(std::thread::hardware_concurrency()));
 }
+
+TEST_CASE("a budget changed while leases are held takes effect as they end", "[scheduler][budget]") {
+  CpuBudget budget(4);
+  CpuBudget::Participant p(&budget);
+  {
+    auto all = budget.Acquire(4);
+    REQUIRE(all.threads() == 4);
+    budget.SetThreads(2);  // four held under a budget of two: none free until they end
+    REQUIRE(budget.threads() == 2);
+  }
+  REQUIRE(budget.Acquire(8).threads() == 2);
+  budget.SetThreads(6);
+  REQUIRE(budget.Acquire(8).threads() == 6);
+  budget.SetThreads(0);  // at least one
+  REQUIRE(budget.Acquire(8).threads() == 1);
+}
+
+TEST_CASE("the starting budget is the smallest of the CPUs, QUIVER_NUM_THREADS and OMP_NUM_THREADS",
+          "[scheduler][budget]") {
+  const int cpus = DetectUsableCpus();
+  auto starting = [](const char* quiver, const char* omp) {
+    quiver ? setenv("QUIVER_NUM_THREADS", quiver, 1) : unsetenv("QUIVER_NUM_THREADS");
+    omp ? setenv("OMP_NUM_THREADS", omp, 1) : unsetenv("OMP_NUM_THREADS");
+    const int threads = StartingThreads();
+    unsetenv("QUIVER_NUM_THREADS");
+    unsetenv("OMP_NUM_THREADS");
+    return threads;
+  };
+  CHECK(starting(nullptr, nullptr) == cpus);
+  CHECK(starting(nullptr, "1") == 1);                 // a Spark or Ray worker given one CPU
+  CHECK(starting("1", "8") == 1);
+  CHECK(starting("8", "1") == 1);
+  CHECK(starting(nullptr, "1,2") == 1);               // OpenMP's nested list: its first level
+  CHECK(starting("100000", "x") == cpus);             // not counts: ignored
+  CHECK(starting(nullptr, std::to_string(cpus + 5).c_str()) == cpus);  // never above the CPUs
+}
