@@ -9,10 +9,11 @@ Every model gets fixed-seed random weights, then a few calibration passes on a f
 each layer a unit-scale output (see calibrate()): without them deep random networks end in outputs
 that vanish, explode or do not depend on the input, and a detector's class scores all tie, which would make
 the comparison meaningless. MXNet's outputs are those of the saved files, loaded back with
-SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed; for the sequence models of
-TEXT, token ids as float32) and MXNet's outputs for it, saved as .npy; manifest.json lists them. A case
-MXNet itself refuses (a size the model's fixed pooling or dense layers cannot take) is recorded under
-"refused" with MXNet's reason.
+SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed; for the text models of TEXT
+and UNROLLED, token ids as float32, or int32 where the symbol declares it) and MXNet's outputs for it,
+saved as .npy; manifest.json lists them. A case MXNet itself refuses (a size the model's fixed pooling or
+dense layers cannot take, a T other than an unrolled cell's) is recorded under "refused" with MXNet's
+reason.
 
 GluonCV's segmentation models fix their output size when built (crop_size: the final bilinear resize
 writes that size whatever the input; PSPNet and DeepLab also resize their pooled branches to 1/8 of it,
