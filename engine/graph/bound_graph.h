@@ -46,6 +46,10 @@ void FoldConstantMoves(BoundGraph& g);
 // An RNN whose begin states are all `_zeros` with a size left to shape inference (Gluon's exports
 // leave the batch size 0) reads no state inputs: its kernel starts from zeros.
 void DropZeroBeginStates(BoundGraph& g);
+// The other `_zeros` / `_ones` with a size left to inference take it from a consumer, as MXNet's shape
+// inference does (unrolled cells' begin states meet the batch in an elementwise op, possibly through
+// FullyConnected): each becomes broadcast_like(the fill with size 1 there, that operand).
+void InferFillSizes(BoundGraph& g);
 void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one Convolution
 // An element-wise node (relu, clip, leaky) becomes a post-op of the node producing its input.
 void FuseActivations(BoundGraph& g, const FusionRules& rules);

@@ -1,6 +1,7 @@
 // Inference-time graph rewrites. Each pass redirects the uses of the nodes it absorbs; absorbed nodes
 // stay in the node list but are no longer reachable from the outputs, so plans never see them.
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "common/error.h"
@@ -123,6 +124,110 @@ void DropZeroBeginStates(BoundGraph& g) {
   }
 }
 
+namespace {
+
+// A `_zeros` whose shape leaves sizes (0) to MXNet's shape inference, which fills them from its
+// consumers: Gluon's and mx.rnn's unrolled cells' begin states, (0, hidden), take the batch size of
+// whatever they meet. Looks through `entry`'s (of rank `rank`) consumers for the other operand of an
+// elementwise node that does not depend on `pending` nodes: `dims` maps the zeros' unknown axes to
+// `entry`'s axes, and the result to that operand's. Follows shape-preserving unary ops, SliceChannel
+// along another axis, and FullyConnected's data input (output axis 0, or every leading axis with
+// flatten=False, is the data's).
+std::optional<std::pair<NodeEntry, std::vector<int64_t>>> FindSizeSource(
+    const Graph& graph, const std::vector<int>& order, const std::vector<char>& pending, NodeEntry entry,
+    const std::vector<int64_t>& dims, size_t rank, int depth) {
+  static const std::set<std::string> kSameShape = {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"};
+  static const std::set<std::string> kUnary = {"Activation", "sigmoid", "relu", "tanh", "softsign", "exp",
+                                               "negative", "_mul_scalar", "_plus_scalar", "_minus_scalar",
+                                               "_rminus_scalar", "_div_scalar", "_rdiv_scalar", "clip"};
+  if (depth > 8) return std::nullopt;
+  for (int id : order) {
+    const Node& c = graph.nodes[id];
+    for (size_t k = 0; k < c.inputs.size(); ++k) {
+      if (!(c.inputs[k] == entry)) continue;
+      const NodeEntry out{id, 0};
+      if (kSameShape.count(c.op) && c.inputs.size() == 2) {
+        const NodeEntry other = c.inputs[1 - k];
+        if (!pending[other.node]) return std::make_pair(other, dims);
+      } else if (!(kUnary.count(c.op) && k == 0) && !(c.op == "FullyConnected" && k == 0) &&
+                 !(c.op == "SliceChannel" && k == 0)) {
+        continue;
+      }
+      size_t out_rank = rank;
+      std::vector<int64_t> out_dims = dims;
+      if (c.op == "SliceChannel") {  // each output is the data split along `axis` (dropped if squeezed)
+        const Attrs a = AttrsOf(c);
+        int64_t axis = a.GetInt("axis", 1);
+        if (axis < 0) axis += static_cast<int64_t>(rank);
+        if (std::count(dims.begin(), dims.end(), axis)) continue;
+        if (a.GetBool("squeeze_axis", false)) {
+          for (int64_t& d : out_dims) d -= d > axis ? 1 : 0;
+          --out_rank;
+        }
+      }
+      if (c.op == "FullyConnected") {
+        // Data (N, ...) gives (N, hidden); with flatten=False, (..., in) gives (..., hidden).
+        const bool flatten = AttrsOf(c).GetBool("flatten", true);
+        bool kept = true;
+        for (int64_t d : dims) kept = kept && (flatten ? d == 0 : d + 1 < static_cast<int64_t>(rank));
+        if (!kept) continue;
+        if (flatten) out_rank = 2;
+      }
+      if (auto found = FindSizeSource(graph, order, pending, out, out_dims, out_rank, depth + 1)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
+bool HasUnknownSize(const Node& node) {
+  if (node.op != "_zeros" && node.op != "_ones") return false;
+  const Shape shape = AttrsOf(node).GetTuple("shape", {});
+  return std::count(shape.begin(), shape.end(), 0) > 0;
+}
+
+}  // namespace
+
+void InferFillSizes(BoundGraph& g) {
+  for (bool progress = true; progress;) {
+    progress = false;
+    const std::vector<int> order = TopologicalOrder(g.graph);
+    std::vector<char> pending(g.graph.nodes.size(), 0);  // depends on a fill of unknown size
+    for (int id : order) {
+      const Node& node = g.graph.nodes[id];
+      pending[id] = HasUnknownSize(node);
+      for (const NodeEntry& in : node.inputs) pending[id] = pending[id] || pending[in.node];
+    }
+    for (int id : order) {
+      if (!HasUnknownSize(g.graph.nodes[id])) continue;
+      Shape shape = AttrsOf(g.graph.nodes[id]).GetTuple("shape", {});
+      std::vector<int64_t> unknown;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] == 0) unknown.push_back(static_cast<int64_t>(d));
+      const auto found = FindSizeSource(g.graph, order, pending, {id, 0}, unknown, shape.size(), 0);
+      if (!found) continue;
+      // The fill becomes broadcast_like(fill with those sizes 1, source, lhs_axes, rhs_axes).
+      Node fill = g.graph.nodes[id];
+      for (int64_t d : unknown) shape[d] = 1;
+      std::string text = "(";
+      for (size_t d = 0; d < shape.size(); ++d) text += (d ? ", " : "") + std::to_string(shape[d]);
+      fill.attrs["shape"] = text + ")";
+      fill.name += "_fill";
+      g.graph.nodes.push_back(fill);
+      auto tuple = [](const std::vector<int64_t>& v) {
+        std::string t = "(";
+        for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+        return t + (v.size() == 1 ? ",)" : ")");
+      };
+      Node& like = g.graph.nodes[id];
+      like.op = "broadcast_like";
+      like.attrs = {{"lhs_axes", tuple(unknown)}, {"rhs_axes", tuple(found->second)}};
+      like.inputs = {{static_cast<int>(g.graph.nodes.size()) - 1, 0}, found->first};
+      progress = true;
+      break;  // `pending` changed
+    }
+  }
+}
+
 void FoldCasts(BoundGraph& g) {
   Redirects r;
   for (int id : TopologicalOrder(g.graph)) {
@@ -226,6 +331,7 @@ void Optimize(BoundGraph& g, const FusionRules& rules) {
   RemoveIdentities(g);
   FoldConstantMoves(g);  // also _rnn_param_concat's packed RNN weights
   DropZeroBeginStates(g);
+  InferFillSizes(g);
   FoldBatchNorm(g);
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);

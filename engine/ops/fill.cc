@@ -95,8 +95,8 @@ class FillLikeOp : public OpDef {
 };
 
 // _zeros and _ones (shape, dtype). A 0 in the shape is a size MXNet's shape inference fills from the
-// consumer; Quiver does that only for RNN begin states (DropZeroBeginStates, graph/bound_graph.h) and
-// refuses the others.
+// consumer; Quiver does that for RNN begin states (DropZeroBeginStates, graph/bound_graph.h) and fills
+// that meet a sized operand in an elementwise op (InferFillSizes: unrolled cells), and refuses the others.
 class FillOp : public OpDef {
  public:
   std::vector<std::string> InputNames(const Attrs&) const override { return {}; }
@@ -108,7 +108,8 @@ class FillOp : public OpDef {
     for (int64_t d : shape)
       Check(d >= 1, Status::kUnsupported,
             attrs.Where() + "shape " + ShapeToString(shape) +
-                " has a size left to shape inference (0) or negative, which Quiver infers only for RNN begin states");
+                " has a size left to shape inference (0) or negative, which Quiver infers only for RNN begin states and"
+                " from an elementwise consumer's other operand");
     return {{shape.empty() ? Shape{1} : shape, DType::kFloat32}};
   }
 };

@@ -9,10 +9,11 @@ Every model gets fixed-seed random weights, then a few calibration passes on a f
 each layer a unit-scale output (see calibrate()): without them deep random networks end in outputs
 that vanish, explode or do not depend on the input, and a detector's class scores all tie, which would make
 the comparison meaningless. MXNet's outputs are those of the saved files, loaded back with
-SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed; for the sequence models of
-TEXT, token ids as float32) and MXNet's outputs for it, saved as .npy; manifest.json lists them. A case
-MXNet itself refuses (a size the model's fixed pooling or dense layers cannot take) is recorded under
-"refused" with MXNet's reason.
+SymbolBlock.imports. Each case is an input (float32, N(0, 1), fixed seed; for the text models of TEXT
+and UNROLLED, token ids as float32, or int32 where the symbol declares it) and MXNet's outputs for it,
+saved as .npy; manifest.json lists them. A case MXNet itself refuses (a size the model's fixed pooling or
+dense layers cannot take, a T other than an unrolled cell's) is recorded under "refused" with MXNet's
+reason.
 
 GluonCV's segmentation models fix their output size when built (crop_size: the final bilinear resize
 writes that size whatever the input; PSPNet and DeepLab also resize their pooled branches to 1/8 of it,
@@ -151,9 +152,22 @@ TEXT = {
     "text_gru": dict(cell="gru", layers=1, bidirectional=False, layout="TNC", pool="last"),
     # Embedding -> 2-layer bidirectional ReLU RNN over (T, N) -> SequenceLast -> Dense (full set only).
     "text_rnn_relu": dict(cell="rnn_relu", layers=2, bidirectional=True, layout="TNC", pool="last"),
+    # text_gru whose symbol declares its data input int32 ("__dtype__", as mx.sym.var(dtype='int32')
+    # writes it): int32 ids, MXNet's outputs computed on int32 input.
+    "text_gru_int32": dict(cell="gru", layers=1, bidirectional=False, layout="TNC", pool="last", dtype="int32"),
 }
 TEXT_VOCAB, TEXT_EMBED, TEXT_HIDDEN, TEXT_CLASSES = 50, 16, 24, 5
 TEXT_CASES = [(1, 7), (3, 7), (1, 20), (3, 20)]
+# Unrolled cells (issue 33): Embedding -> a cell unrolled over T steps (layout NTC, merge_outputs), one
+# copy of the cell per step (FullyConnected, SliceChannel, sigmoid / tanh, elementwise ops, `_zeros`
+# begin states whose batch size 0 is left to shape inference), so the export takes that T only ->
+# Dense(flatten=False) on every step -> mean over time. Gluon's LSTMCell / GRUCell; "mxnet_rnn_lstm_cell":
+# MXNet's legacy symbolic mx.rnn.LSTMCell over mx.sym.Embedding, saved with mx.model.save_checkpoint.
+# Cases (batch, T): batch 1 and 3 at the exported T, and batch 1 at T + 3, which MXNet refuses
+# ("refused": the per-step SliceChannel cannot split it).
+UNROLLED = {"text_lstm_cell": dict(cell="lstm", steps=9), "text_lstm_cell_t4": dict(cell="lstm", steps=4),
+            "text_gru_cell": dict(cell="gru", steps=9), "mxnet_rnn_lstm_cell": dict(cell="legacy_lstm", steps=9)}
+UNROLLED_CASES = {name: [(1, m["steps"]), (3, m["steps"]), (1, m["steps"] + 3)] for name, m in UNROLLED.items()}
 
 # CI: a few small models on small inputs (its cold cost is part of every fresh CI run).
 CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
@@ -163,7 +177,7 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
       "psp_resnet50_ade": [(1, 64), (2, 64)], "mxnet_symbolic_ssd": [(1, 128), (2, 96)],
       "hrnet_w18_small_v1_c": [(1, 64), (2, 64)], "mxnet_symbolic_fpn": [(1, 100), (2, 76)],
       "bert_small": [(1, 8), (3, 16)], "text_lstm_bi2": [(1, 7), (3, 20)], "text_gru": [(3, 7), (1, 20)],
-      "mxnet_symbolic_rcnn": [(1, 96)]}
+      "mxnet_symbolic_rcnn": [(1, 96)], "text_gru_int32": [(3, 7)]}
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items() if "ci" in p})
 # GroupNorm and Fast-SCNN (BilinearResize2D, AdaptiveAvgPooling2D): ~5 s each to make.
 CI.update({"resnet50_v1b_gn": [(1, 64), (2, 64)], "fastscnn_citys": [(1, 64), (2, 64)]})
@@ -187,6 +201,27 @@ class TextClassifier(mx.gluon.HybridBlock):
         time_axis = 1 if self.layout == "NTC" else 0
         h = F.mean(h, axis=time_axis) if self.pool == "mean" else F.SequenceLast(h, axis=time_axis)
         return self.dense(h)
+
+
+class UnrolledText(mx.gluon.HybridBlock):
+    def __init__(self, cell, steps, **kwargs):
+        super().__init__(**kwargs)
+        self.steps = steps
+        with self.name_scope():
+            self.embedding = mx.gluon.nn.Embedding(TEXT_VOCAB, TEXT_EMBED)
+            self.cell = {"lstm": mx.gluon.rnn.LSTMCell, "gru": mx.gluon.rnn.GRUCell}[cell](TEXT_HIDDEN)
+            self.dense = mx.gluon.nn.Dense(TEXT_CLASSES, flatten=False)
+
+    def hybrid_forward(self, F, x):
+        h, _ = self.cell.unroll(self.steps, self.embedding(x), layout="NTC", merge_outputs=True)
+        return F.mean(self.dense(h), axis=1)
+
+
+def legacy_unrolled_lstm(steps):
+    """mx.rnn.LSTMCell unrolled over mx.sym.Embedding, as MXNet's symbolic examples build it."""
+    embed = mx.sym.Embedding(mx.sym.var("data"), input_dim=TEXT_VOCAB, output_dim=TEXT_EMBED, name="embed")
+    h, _ = mx.rnn.LSTMCell(TEXT_HIDDEN, prefix="lstm_").unroll(steps, inputs=embed, merge_outputs=True)
+    return mx.sym.mean(mx.sym.FullyConnected(h, num_hidden=TEXT_CLASSES, flatten=False, name="fc"), axis=1)
 
 
 def task(name):
@@ -448,10 +483,12 @@ def run_both(sym, args, auxs, x):
     run it in float64."""
     runs = []
     for dtype in ("float32", "float64"):
-        feed = dict(args, data=mx.nd.array(x))
+        feed = dict(args, data=mx.nd.array(x, dtype=x.dtype))
+        # An integer input (a typed data variable) stays as it is in both runs.
+        cast = {k: dtype if k != "data" or x.dtype.kind == "f" else x.dtype for k in sym.list_arguments()}
         try:
             ex = in_dtype(sym, dtype).bind(
-                mx.cpu(), args={k: feed[k].astype(dtype) for k in sym.list_arguments()},
+                mx.cpu(), args={k: feed[k].astype(cast[k]) for k in sym.list_arguments()},
                 aux_states={k: auxs[k].astype(dtype) for k in sym.list_auxiliary_states()}, grad_req="null")
             outs = ex.forward(is_train=False)
         except mx.base.MXNetError:
@@ -619,28 +656,50 @@ def export_rcnn(name, cases, out_dir, tmp_dir):
     return entry
 
 
+def text_init(key):
+    """Embeddings N(0, 1), every RNN weight and bias U(-0.4, 0.4), the Dense layer Xavier."""
+    return (mx.init.Normal(1.0) if "embed" in key else mx.init.Xavier() if ("dense" in key or "fc" in key) and
+            key.endswith("weight") else mx.init.Uniform(0.1) if "dense" in key or "fc" in key else mx.init.Uniform(0.4))
+
+
 def export_text(name, cases, out_dir, tmp_dir):
-    """A TEXT model with random weights: embeddings N(0, 1), every RNN weight and bias (biases too, so
-    that their place in the packed vector is tested) U(-0.4, 0.4), the Dense layer Xavier. No
-    calibration: the RNN's gates keep its outputs in (-1, 1)."""
+    """A TEXT or UNROLLED model with random weights: embeddings N(0, 1), every RNN weight and bias (biases
+    too, so that their place in the packed vector is tested) U(-0.4, 0.4), the Dense layer Xavier. No
+    calibration: the RNN's gates keep its outputs in (-1, 1). A model whose data input is typed (TEXT's
+    "dtype") gets ids of that type, and MXNet runs on them."""
     seed = zlib.crc32(name.encode()) % (2 ** 31)
     rng = np.random.RandomState(seed)
     mx.random.seed(seed)
-    net = TextClassifier(**TEXT[name])
-    for key, p in net.collect_params().items():
-        init = (mx.init.Normal(1.0) if "embedding" in key else mx.init.Xavier() if "dense" in key and key.endswith("weight")
-                else mx.init.Uniform(0.1) if "dense" in key else mx.init.Uniform(0.4))
-        p.initialize(init=init)
-    layout = TEXT[name]["layout"]
+    config = dict(TEXT.get(name) or UNROLLED[name])
+    dtype = config.pop("dtype", "float32")
+    layout = config.get("layout", "NTC")
 
     def ids(batch, steps):
         shape = (batch, steps) if layout == "NTC" else (steps, batch)
-        return rng.randint(0, TEXT_VOCAB, shape).astype(np.float32)
+        return rng.randint(0, TEXT_VOCAB, shape).astype(dtype)
 
-    net.hybridize()
-    net(mx.nd.array(ids(2, 5)))
-    net.export(os.path.join(tmp_dir, name))
-    sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
+    if config.get("cell") == "legacy_lstm":
+        sym = legacy_unrolled_lstm(config["steps"])
+        arg_shapes, _, _ = sym.infer_shape(data=(2, config["steps"]))
+        args = {}
+        for key, shape in zip(sym.list_arguments(), arg_shapes):
+            if key != "data":
+                args[key] = mx.nd.zeros(shape)
+                text_init(key)._init_weight(key, args[key])  # biases too, as Gluon's initialize() does
+        auxs = {}
+    else:
+        net = TextClassifier(**config) if name in TEXT else UnrolledText(**config)
+        for key, p in net.collect_params().items():
+            p.initialize(init=text_init(key))
+        net.hybridize()
+        net(mx.nd.array(ids(2, config.get("steps", 5)), dtype=dtype))
+        net.export(os.path.join(tmp_dir, name))
+        sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
+    if dtype != "float32":  # the data variable declares its type, as mx.sym.var(name, dtype=...) writes it
+        graph = json.loads(sym.tojson())
+        data = next(n for n in graph["nodes"] if n["op"] == "null" and n["name"] == "data")
+        data.setdefault("attrs", {})["__dtype__"] = str(mx.ndarray.ndarray._DTYPE_NP_TO_MX[np.dtype(dtype).type])
+        sym = mx.sym.load_json(json.dumps(graph))
     prefix = os.path.join(out_dir, name)
     mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
     model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
@@ -648,12 +707,18 @@ def export_text(name, cases, out_dir, tmp_dir):
     entry = {"name": name, "prefix": name, "task": "classification", "cases": [], "refused": []}
     for batch, steps in cases:
         x = ids(batch, steps)
+        try:
+            out = model(mx.nd.array(x, dtype=dtype)).asnumpy()
+        except mx.base.MXNetError as e:  # an unrolled export takes its own T only
+            entry["refused"].append({"shape": list(x.shape), "reason": str(e).strip().splitlines()[-1][:300]})
+            continue
+        assert out.dtype == np.float32
         tag = shape_tag(x.shape)
         case = {"input": "%s-in-%s.npy" % (name, tag), "shape": list(x.shape),
                 "outputs": ["%s-out0-%s.npy" % (name, tag)],
                 "mxnet_float32_error": float32_error(sym, args, auxs, x, entry["task"])}
         np.save(os.path.join(out_dir, case["input"]), x)
-        np.save(os.path.join(out_dir, case["outputs"][0]), model(mx.nd.array(x)).asnumpy())
+        np.save(os.path.join(out_dir, case["outputs"][0]), out)
         entry["cases"].append(case)
     return entry
 
@@ -667,7 +732,7 @@ def main():
     everything = (CLASSIFIERS + DETECTORS + GLUONCV_RCNN + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS +
                   list(POSE) + GLUONCV_CLASSIFIERS + list(DEPTH) + list(VIDEO) + list(sequence_models.SEQUENCE_MODELS))
     plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT},
-                                         **SYMBOLIC_RCNN)
+                                         **SYMBOLIC_RCNN, **UNROLLED_CASES)
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:
@@ -679,7 +744,7 @@ def main():
     for name, cases in plan.items():
         start = time.time()
         exporter = (sequence_models.export if name in sequence_models.SEQUENCE_MODELS else
-                    export_text if name in TEXT else export_rcnn if name in SYMBOLIC_RCNN else export)
+                    export_text if name in TEXT or name in UNROLLED else export_rcnn if name in SYMBOLIC_RCNN else export)
         models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)

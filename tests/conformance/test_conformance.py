@@ -239,6 +239,11 @@ def test_matches_mxnet(model, case):
     else:
         x = np.load(FIXTURES / case["input"])
     want = [np.load(FIXTURES / f) for f in case["outputs"]]
+    # Each input is fed as the fixture stores it: the Predictor would convert it to the type the model
+    # takes, so that type must be the fixture's (int32 ids for a model whose symbol declares int32).
+    dtypes = predictor(model["prefix"]).input_dtypes
+    for name, array in (x.items() if isinstance(x, dict) else [(next(iter(dtypes)), x)]):
+        assert dtypes[name] == array.dtype, f"input '{name}': the model takes {dtypes[name]}, the fixture is {array.dtype}"
     got = predictor(model["prefix"]).predict(x)
     got = [np.array(g) for g in (got if isinstance(got, list) else [got])]
     assert [g.shape for g in got] == [w.shape for w in want]

@@ -52,7 +52,7 @@ TEST_CASE("SequenceLast takes each sequence's last step, along axis 0 or 1", "[o
   ExpectMessage(FailureOf([&] { RunUnary("SequenceLast", {{"axis", "2"}}, x); }), "op0", {"axis 2"});
 }
 
-TEST_CASE("_zeros and _ones fill their shape; an unknown size is refused", "[ops][fill]") {
+TEST_CASE("_zeros and _ones fill their shape; a size left to inference comes from a consumer", "[ops][fill]") {
   for (const std::string op : {"_zeros", "_ones"}) {
     GraphBuilder g;
     const int data = g.Variable("data");
@@ -63,8 +63,51 @@ TEST_CASE("_zeros and _ones fill their shape; an unknown size is refused", "[ops
       for (float& v : want.data) v += 1;
     ExpectClose(Run(g, {x}).at(0), want, op, 0.0);
   }
+  // MXNet fills a 0 from the other operand of an elementwise consumer: (2, 0) + (2, 3) is (2, 3).
   GraphBuilder g;
   const int data = g.Variable("data");
-  g.Output(g.Op("elemwise_add", "add0", {}, {data, g.Op("_zeros", "fill0", {{"shape", "(2, 0)"}}, {})}));
-  ExpectMessage(FailureOf([&] { Run(g, {RandomTensor({2, 3}, 1701)}); }), "fill0", {"(2, 0)"});
+  g.Output(g.Op("elemwise_add", "add0", {}, {data, g.Op("_ones", "fill0", {{"shape", "(2, 0)"}}, {})}));
+  Tensor x = RandomTensor({2, 3}, 1701), want = x;
+  for (float& v : want.data) v += 1;
+  ExpectClose(Run(g, {x}).at(0), want, "(2, 0) from its consumer", 0.0);
+  // With nothing sized to meet, the size stays unknown: refused.
+  GraphBuilder alone;
+  alone.Output(alone.Op("elemwise_add", "add0", {}, {alone.Op("_zeros", "fill0", {{"shape", "(0, 3)"}}, {}),
+                                                     alone.Op("_zeros", "fill1", {{"shape", "(2, 0)"}}, {})}));
+  ExpectMessage(FailureOf([&] { Run(alone, {}); }), "fill0", {"(0, 3)"});
+}
+
+// One step of an unrolled LSTM cell as Gluon's LSTMCell.unroll and mx.rnn.LSTMCell export it: the begin
+// states are _zeros of shape (0, hidden), whose batch size MXNet's shape inference takes from the i2h
+// projection they are added to (through the h2h FullyConnected), and the cell state from the gate it
+// is multiplied with (through SliceChannel and sigmoid).
+TEST_CASE("Unrolled cells' begin states take the batch size from their consumers", "[ops][fill]") {
+  for (int64_t batch : {1, 3}) {
+    Net net(1702);
+    const Tensor& wi = net.Param("i2h_weight", {8, 4});
+    const Tensor& bi = net.Param("i2h_bias", {8});
+    const Tensor& wh = net.Param("h2h_weight", {8, 2});
+    const Tensor& bh = net.Param("h2h_bias", {8});
+    GraphBuilder& g = net.g;
+    const int i2h = g.Op("FullyConnected", "i2h", {{"num_hidden", "8"}},
+                         {g.Variable("data"), g.Variable("i2h_weight"), g.Variable("i2h_bias")});
+    const int h0 = g.Op("_zeros", "begin_state_0", {{"shape", "(0, 2)"}, {"dtype", "float32"}}, {});
+    const int c0 = g.Op("_zeros", "begin_state_1", {{"shape", "(0, 2)"}, {"dtype", "float32"}}, {});
+    const int h2h = g.Op("FullyConnected", "h2h", {{"num_hidden", "8"}}, {h0, g.Variable("h2h_weight"),
+                                                                         g.Variable("h2h_bias")});
+    const int gates = g.Op("SliceChannel", "slice", {{"num_outputs", "4"}},
+                           {g.Op("elemwise_add", "plus0", {}, {i2h, h2h})});
+    const int forget = g.Op("sigmoid", "f", {}, {qv_test::Entry(gates, 1)});
+    const int in = g.Op("sigmoid", "i", {}, {qv_test::Entry(gates, 0)});
+    g.Output(g.Op("elemwise_add", "c1", {}, {g.Op("elemwise_mul", "mul0", {}, {forget, c0}), in}));
+    const Tensor x = RandomTensor({batch, 4}, 1703);
+    // h2h of zeros is its bias: the input gate is sigmoid of i2h's first quarter plus h2h's bias.
+    const Tensor proj = qv_ref::FullyConnected(x, wi, &bi, true);
+    Tensor want({batch, 2});
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t j = 0; j < 2; ++j)
+        want.data[n * 2 + j] = 1.0f / (1.0f + std::exp(-(proj.data[n * 8 + j] + bh.data[j])));
+    ExpectClose(RunSingleInput(net, x).at(0), want, "batch " + std::to_string(batch), 1e-6);
+    (void)wh;
+  }
 }
