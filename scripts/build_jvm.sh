@@ -3,7 +3,7 @@
 #   1. CMake, in the build dir of scripts/build.sh with QUIVER_BUILD_JAVA=ON: libquiver_jni.so and the
 #      SWIG Java sources, staged with libquiver.so.1 under <build>/jvm;
 #   2. Maven, from pom.xml at the root: io.quiver:quiver-java, io.quiver:quiver-scala_2.13 (and its
-#      shaded quiver-scala_2.13-<version>-all.jar) and examples/spark.
+#      shaded quiver-scala_2.13-<version>-all.jar), examples/spark and examples/text.
 #
 #   scripts/build_jvm.sh [maven arguments]     (default: -DskipTests; scripts/test_jvm.sh runs the tests)
 #

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the JVM suites: builds the native half and every Maven module with its tests (JUnit 5 in java/,
-# ScalaTest in scala/, the Spark local-mode test in examples/spark/), installs the artifacts into the
+# ScalaTest in scala/, the Spark local-mode test in examples/spark/, the text examples' test in
+# examples/text/), installs the artifacts into the
 # local Maven repository, checks that the shaded jar loads its native libraries in a fresh JVM without
 # LD_LIBRARY_PATH and runs the Spark job from it (tests/jvm/spark_shaded_jar.sh), and prints the test
 # counts from the suites' reports.
@@ -11,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 fixtures="${QUIVER_FIXTURES_DIR:-$(bash scripts/make_fixtures.sh)}"
-reports=(java/target/surefire-reports scala/target/surefire-reports examples/spark/target/surefire-reports)
+reports=(java/target/surefire-reports scala/target/surefire-reports examples/spark/target/surefire-reports
+         examples/text/target/surefire-reports)
 rm -rf "${reports[@]}"  # counts below are this run's only
 bash scripts/build_jvm.sh -Dquiver.fixtures.dir="$fixtures" -Dquiver.require.fixtures="${QUIVER_REQUIRE_FIXTURES:-0}" >/dev/null
 

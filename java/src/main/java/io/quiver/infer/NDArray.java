@@ -4,11 +4,14 @@ import io.quiver.infer.internal.NativeHandle;
 import io.quiver.infer.internal.QuiverCapi;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * A dense, row-major tensor in native (CPU) memory: the input and output type of
- * {@link Predictor#predict(NDArray...)}, for data that should not be copied.
+ * {@link Predictor#predict(NDArray...)}, for data that should not be copied, and of inputs that are not
+ * float32 ({@link #of(int[], long...)} for token ids).
  *
  * <p>{@link #wrap} makes an array over a direct {@link ByteBuffer} without copying it; outputs of a
  * prediction hand their native memory out through {@link #buffer()} without copying either. An array is
@@ -45,6 +48,40 @@ public final class NDArray implements AutoCloseable {
     QuiverCapi.QvNDArrayCreate(shape, QuiverCapi.QV_CPU, 0, DType.FLOAT32.code(), out);
     try {
       QuiverCapi.QvjWriteFloats(out[0], data);
+    } catch (RuntimeException e) {
+      QuiverCapi.QvNDArrayFree(out[0]);
+      throw e;
+    }
+    return out[0];
+  }
+
+  /**
+   * A new int32 array holding a copy of {@code data} (token ids, lengths), whose length must be the
+   * shape's size. An input takes exactly the type {@link Predictor#inputDTypes()} says.
+   */
+  public static NDArray of(int[] data, long... shape) {
+    Objects.requireNonNull(data, "data");
+    return adopt(newArray(DType.INT32, data.length, shape, memory -> memory.asIntBuffer().put(data)), null);
+  }
+
+  /** A new int64 array holding a copy of {@code data}, whose length must be the shape's size. */
+  public static NDArray of(long[] data, long... shape) {
+    Objects.requireNonNull(data, "data");
+    return adopt(newArray(DType.INT64, data.length, shape, memory -> memory.asLongBuffer().put(data)), null);
+  }
+
+  /** A new native CPU array (a handle the caller owns) of {@code length} elements, filled through its memory. */
+  private static long newArray(DType dtype, int length, long[] shape, Consumer<ByteBuffer> fill) {
+    final Shape dims = Shape.of(shape);
+    if (length != dims.size()) {
+      throw new QuiverException(QuiverException.SHAPE, "the " + dtype.name().toLowerCase(Locale.ROOT) + " data has "
+          + length + " elements, but shape " + dims + " holds " + dims.size());
+    }
+    final long[] out = new long[1];
+    QuiverCapi.QvNDArrayCreate(shape, QuiverCapi.QV_CPU, 0, dtype.code(), out);
+    try {
+      // A new array: nothing reads or writes its memory yet, and the view is dropped before it is shared.
+      fill.accept(QuiverCapi.QvjDirectBuffer(out[0]).order(ByteOrder.nativeOrder()));
     } catch (RuntimeException e) {
       QuiverCapi.QvNDArrayFree(out[0]);
       throw e;

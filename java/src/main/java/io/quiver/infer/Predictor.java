@@ -9,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@code float[]} inputs are one row-major array per model input, in {@link #inputNames()} order;
  * their shapes come from the input's {@link DataDesc} with the batch size (its "N" axis) taken from the
- * array's length. {@link NDArray} inputs and outputs skip the copies.
+ * array's length. {@link NDArray} inputs and outputs skip the copies, and are how inputs of other element
+ * types than float32 are passed: each input takes exactly the type {@link #inputDTypes()} says (its
+ * DataDesc's dtype, else what the symbol declares, else float32). {@link #predict(Map)} takes and returns
+ * arrays by name.
  *
  * <p>{@link #predictAsync(float[]...)} returns at once; its future is completed by the runtime's
  * OnReady callback, on the runtime's callback thread ("quiver-callbacks") unless the result was ready
@@ -47,6 +52,7 @@ public class Predictor implements AutoCloseable {
   private final List<String> inputNames;
   private final List<String> outputNames;
   private final String precision;
+  private final Map<String, DType> inputDTypes; // in inputNames order
   private final DataDesc[] descs; // per input, in inputNames order; null where none was given
   private final ThreadLocal<long[][]> lastShapes = new ThreadLocal<>();
 
@@ -132,11 +138,22 @@ public class Predictor implements AutoCloseable {
       final String[] precisionName = new String[1];
       QuiverCapi.QvCachedOpGetPrecision(out[0], precisionName);
       this.precision = precisionName[0];
+      this.inputDTypes = readInputDTypes(out[0], inputNames);
       this.descs = descsInOrder(inputs, inputNames);
     } catch (RuntimeException e) {
       op.close();
       throw e;
     }
+  }
+
+  private static Map<String, DType> readInputDTypes(long op, List<String> inputNames) {
+    final Map<String, DType> dtypes = new LinkedHashMap<>();
+    final int[] code = new int[1];
+    for (int i = 0; i < inputNames.size(); ++i) {
+      QuiverCapi.QvCachedOpGetInputDType(op, i, code);
+      dtypes.put(inputNames.get(i), DType.fromCode(code[0]));
+    }
+    return Collections.unmodifiableMap(dtypes);
   }
 
   private static DataDesc[] descsInOrder(List<DataDesc> inputs, List<String> inputNames) {
@@ -157,13 +174,20 @@ public class Predictor implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     final Map<String, String> flags = new LinkedHashMap<>();
     final List<String> shapes = new ArrayList<>();
+    final List<String> types = new ArrayList<>();
     for (DataDesc desc : inputs) {
       if (desc.shape().length > 0) {
         shapes.add(desc.name() + ":" + Shape.of(desc.shape()).toString().replace(" ", ""));
       }
+      if (desc.dtype() != DType.FLOAT32) { // float32 is the default: the symbol's declaration stays in force
+        types.add(desc.name() + ":" + desc.dtype().name().toLowerCase(Locale.ROOT));
+      }
     }
     if (!shapes.isEmpty()) {
       flags.put("data_shapes", String.join(";", shapes));
+    }
+    if (!types.isEmpty()) {
+      flags.put("data_types", String.join(";", types));
     }
     options.forEach((key, value) -> {
       if (key == null || value == null) {
@@ -182,6 +206,15 @@ public class Predictor implements AutoCloseable {
   /** The outputs, in the order predictions return them. */
   public List<String> outputNames() {
     return outputNames;
+  }
+
+  /**
+   * The element type each input takes, in {@link #inputNames()} order: its DataDesc's dtype, else what
+   * the symbol declares for it ({@code mx.sym.var(name, dtype=...)}), else float32. An NDArray of another
+   * type is refused with {@code QuiverException.SHAPE}; {@code float[]} inputs need float32.
+   */
+  public Map<String, DType> inputDTypes() {
+    return inputDTypes;
   }
 
   /**
@@ -252,6 +285,22 @@ public class Predictor implements AutoCloseable {
   public CompletableFuture<NDArray[]> predictAsync(Duration timeout, int priority, NDArray... inputs) {
     return PredictionFuture.of(invoke(Scheduling.of(timeout, priority), inputs), Predictor::wrap,
                                Predictor::closeAll, inputs.clone());
+  }
+
+  /**
+   * Runs the model on arrays given by input name and waits. {@code inputs} holds exactly the model's
+   * {@link #inputNames()} (in any order); the result holds every output by name, in {@link #outputNames()}
+   * order, each the caller's to close.
+   */
+  public Map<String, NDArray> predict(Map<String, NDArray> inputs) {
+    return named(predict(inOrder(inputs)));
+  }
+
+  /** {@link #predict(Map)} without waiting, as {@link #predictAsync(NDArray...)}. */
+  public CompletableFuture<Map<String, NDArray>> predictAsync(Map<String, NDArray> inputs) {
+    final NDArray[] arrays = inOrder(inputs);
+    return PredictionFuture.of(invoke(null, arrays), outputs -> named(wrap(outputs)),
+                               result -> closeAll(result.values().toArray(new NDArray[0])), arrays);
   }
 
   /** The shape of an output of the most recent prediction submitted by this thread on this Predictor. */
@@ -366,6 +415,43 @@ public class Predictor implements AutoCloseable {
     }
   }
 
+  /** Named inputs in inputNames order; throws naming what is missing or unknown. */
+  private NDArray[] inOrder(Map<String, NDArray> inputs) {
+    Objects.requireNonNull(inputs, "inputs");
+    final List<String> missing = new ArrayList<>();
+    final NDArray[] arrays = new NDArray[inputNames.size()];
+    for (int i = 0; i < arrays.length; ++i) {
+      arrays[i] = inputs.get(inputNames.get(i));
+      if (arrays[i] == null) {
+        missing.add(inputNames.get(i));
+      }
+    }
+    final List<String> unknown = new ArrayList<>();
+    for (String name : inputs.keySet()) {
+      if (!inputNames.contains(name)) {
+        unknown.add(name);
+      }
+    }
+    if (!missing.isEmpty() || !unknown.isEmpty()) {
+      throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the model takes inputs " + inputNames
+          + (missing.isEmpty() ? "" : "; missing " + missing) + (unknown.isEmpty() ? "" : "; unknown " + unknown));
+    }
+    return arrays;
+  }
+
+  /** Outputs by name, in outputNames order. */
+  private Map<String, NDArray> named(NDArray[] outputs) {
+    final Map<String, NDArray> byName = new LinkedHashMap<>();
+    for (int i = 0; i < outputs.length; ++i) {
+      if (byName.put(outputNames.get(i), outputs[i]) != null) {
+        closeAll(outputs);
+        throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the model returns output '"
+            + outputNames.get(i) + "' more than once: use predict(NDArray...)");
+      }
+    }
+    return byName;
+  }
+
   private void checkCount(int count) {
     if (count != inputNames.size()) {
       throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the model takes " + inputNames.size()
@@ -384,8 +470,9 @@ public class Predictor implements AutoCloseable {
       throw new QuiverException(QuiverException.INVALID_ARGUMENT, "input '" + name + "' has no DataDesc with a "
           + "shape: a float[] needs one (or pass an NDArray)");
     }
-    if (desc.dtype() != DType.FLOAT32) {
-      throw new QuiverException(QuiverException.SHAPE, "input '" + name + "' takes " + desc.dtype()
+    final DType dtype = inputDTypes.get(name);
+    if (dtype != DType.FLOAT32) {
+      throw new QuiverException(QuiverException.SHAPE, "input '" + name + "' takes " + dtype
           + " elements: pass an NDArray instead of a float[]");
     }
     final long[] shape = desc.shape();

@@ -74,6 +74,30 @@ final class MxnetFiles {
     return out.array();
   }
 
+  /**
+   * The token model of tests/capi/input_dtypes_test.cc with a second, float32 input: outputs
+   * {@code emb = Embedding(tokens)} (5 x 2 weight, row r = (10r, 10r + 1)), {@code half = tokens / 2} and
+   * {@code length_half = length / 2}. {@code declared} is the tokens variable's "__dtype__" ("" for none).
+   */
+  static Predictor tokens(String declared, List<DataDesc> inputs) {
+    final String json = symbolJson(List.of(
+        new Node("null", "tokens", declared.isEmpty() ? Map.of() : Map.of("__dtype__", declared)),
+        new Node("null", "emb_weight", Map.of()),
+        new Node("Embedding", "emb", Map.of("input_dim", "5", "output_dim", "2"), 0, 1),
+        new Node("_div_scalar", "half", Map.of("scalar", "2"), 0),
+        new Node("null", "length", Map.of()),
+        new Node("_div_scalar", "length_half", Map.of("scalar", "2"), 4)), 2, 3, 5);
+    final float[] weight = new float[10];
+    for (int r = 0; r < 5; ++r) {
+      weight[2 * r] = 10 * r;
+      weight[2 * r + 1] = 10 * r + 1;
+    }
+    final LinkedHashMap<String, Param> params = new LinkedHashMap<>();
+    params.put("arg:emb_weight", new Param(new long[] {5, 2}, weight));
+    return Predictor.fromStreams(new java.io.ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
+        new java.io.ByteArrayInputStream(paramsBytes(params)), inputs);
+  }
+
   /** A model whose two outputs are relu(data) and sigmoid(data): no parameters. */
   static Predictor reluAndSigmoid(long... shape) {
     final String json = symbolJson(List.of(new Node("null", "data", Map.of()),

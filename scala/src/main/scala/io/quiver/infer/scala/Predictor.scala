@@ -2,8 +2,9 @@ package io.quiver.infer.scala
 
 import java.util.concurrent.CompletableFuture
 
-import io.quiver.infer.{DataDesc, Predictor => JPredictor}
+import io.quiver.infer.{DataDesc, DType, NDArray, Predictor => JPredictor}
 
+import _root_.scala.collection.immutable.ListMap
 import _root_.scala.concurrent.{ExecutionContext, Future}
 import _root_.scala.concurrent.duration.FiniteDuration
 import _root_.scala.jdk.CollectionConverters._
@@ -17,6 +18,10 @@ import _root_.scala.jdk.FutureConverters._
   * size comes from the array's length). `options` are the runtime's cached-op flags, passed as they are
   * (`device`, `static_shape`, `max_inflight`, ...). Failures throw `io.quiver.infer.QuiverException`.
   *
+  * Inputs of other element types than float32 (token ids) go in as `io.quiver.infer.NDArray`s by name
+  * (`NDArray.of(Array(3, 1, 4), 3L)` is an int32 array): each input takes exactly the type `inputDTypes`
+  * says, its `DataDesc`'s dtype, else what the symbol declares, else float32.
+  *
   * A resource: close it, or use it with `scala.util.Using`. Predictions in flight when it closes complete.
   */
 class Predictor private (private[scala] val underlying: JPredictor) extends AutoCloseable {
@@ -26,6 +31,8 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
 
   def inputNames: IndexedSeq[String] = underlying.inputNames.asScala.toIndexedSeq
   def outputNames: IndexedSeq[String] = underlying.outputNames.asScala.toIndexedSeq
+  /** The element type each input takes, in `inputNames` order. */
+  def inputDTypes: ListMap[String, DType] = ListMap.from(underlying.inputDTypes.asScala)
   /** What the model computes in: "float32", "bfloat16" or "int8" (option "precision" as resolved here). */
   def precision: String = underlying.precision
 
@@ -47,6 +54,17 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     */
   def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
     asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
+
+  /** Runs the model on arrays given by input name (exactly `inputNames`, in any order) and waits: every
+    * output by name, in `outputNames` order, each the caller's to close. A missing or unknown name throws
+    * an `io.quiver.infer.QuiverException` naming it.
+    */
+  def predict(inputs: Map[String, NDArray]): ListMap[String, NDArray] =
+    ListMap.from(underlying.predict(inputs.asJava).asScala)
+
+  /** `predict(inputs)` without waiting; the inputs must not be written until the future completes. */
+  def predictAsync(inputs: Map[String, NDArray]): Future[ListMap[String, NDArray]] =
+    underlying.predictAsync(inputs.asJava).asScala.map(outputs => ListMap.from(outputs.asScala))(ExecutionContext.parasitic)
 
   // Converted before mapping, so that a failure is the QuiverException itself (a thenApply stage would
   // wrap it in a CompletionException); the cheap map runs on the completing thread.
