@@ -2,7 +2,7 @@ package io.quiver.infer;
 
 import io.quiver.infer.internal.QuiverCapi;
 
-/** The runtime as a whole: its version and the native memory it holds. */
+/** The runtime as a whole: its version, the native memory it holds and its compute-thread budget. */
 public final class Quiver {
   private Quiver() {}
 
@@ -24,6 +24,22 @@ public final class Quiver {
     final long[] arrays = new long[1];
     QuiverCapi.QvGetMemoryStats(bytes, arrays);
     return new long[] {bytes[0], arrays[0]};
+  }
+
+  /**
+   * Sets how many threads may compute at once in this process, across every model ({@code
+   * QvSetNumThreads}, 1 to 4096). It starts as the smallest of the CPUs the process may use, {@code
+   * QUIVER_NUM_THREADS} and {@code OMP_NUM_THREADS}; kernels started afterwards share the new budget.
+   */
+  public static void setNumThreads(int threads) {
+    QuiverCapi.QvSetNumThreads(threads);
+  }
+
+  /** The compute-thread budget ({@code QvGetNumThreads}). */
+  public static int numThreads() {
+    final int[] threads = new int[1];
+    QuiverCapi.QvGetNumThreads(threads);
+    return threads[0];
   }
 
   /**

@@ -1,6 +1,9 @@
 package io.quiver.infer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +13,26 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** One Predictor shared by 8 threads gives results identical, bit for bit, to sequential runs. */
+/**
+ * One Predictor shared by 8 threads gives results identical, bit for bit, to sequential runs; the
+ * compute-thread budget is set and read from Java.
+ */
 class ThreadsTest {
+  @Test
+  void theThreadBudgetIsSetAndReadAtAnyTime() {
+    final int start = Quiver.numThreads();
+    assertTrue(start >= 1);
+    try {
+      Quiver.setNumThreads(1);
+      assertEquals(1, Quiver.numThreads());
+      final QuiverException e = assertThrows(QuiverException.class, () -> Quiver.setNumThreads(0));
+      assertTrue(e.getMessage().contains("thread budget of 0"), e.getMessage());
+    } finally {
+      Quiver.setNumThreads(start);
+    }
+    assertEquals(start, Quiver.numThreads());
+  }
+
   @Test
   void eightThreadsSharingOnePredictorMatchSequentialRuns() throws Exception {
     final long[] shape = {2, 3, 160, 160};
