@@ -137,6 +137,8 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.device = ParseDevice(value);
     } else if (key == "static_shape") {
       o.static_shape = ParseBoolFlag(key, value);
+    } else if (key == "max_plans") {
+      o.max_plans = static_cast<size_t>(ParseIntegerFlag(key, value, 1, 1000000));
     } else if (key == "max_inflight") {
       o.max_inflight = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
     } else if (key == "data_shapes") {
@@ -149,8 +151,8 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
       o.record_graphs = ParseRecordingFlag(key, value);
     } else if (!o.batching.Parse(key, value)) {
       throw Error(Status::kInvalidArgument,
-                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, data_shapes, data_types, precision, "
-                  "cuda_graphs, max_batch_size, batch_timeout_us, instances, max_queue)");
+                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, max_plans, data_shapes, "
+                  "data_types, precision, cuda_graphs, max_batch_size, batch_timeout_us, instances, max_queue)");
     }
   }
   Check(!o.static_shape || o.batching.max_batch_size == 1, Status::kInvalidArgument,
@@ -168,6 +170,7 @@ CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, Const
       constants_(std::move(constants)),
       store_(backend.NewConstantStore()),
       packable_(PackableParameters(graph_, constants_)),
+      plans_(options_.max_plans),
       serial_var_(Engine::Get().NewVar()) {
   if (!options_.batching.enabled) return;
   // Batches hold requests, which hold the op: `this` outlives every run.
@@ -225,12 +228,11 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
 }
 
 std::shared_ptr<const Plan> CachedOp::FindPlan(const std::vector<Shape>& key) {
-  std::lock_guard<std::mutex> lock(plans_mu_);
-  auto it = plans_.find(key);
-  if (it != plans_.end()) return it->second;
-  if (options_.static_shape && !plans_.empty()) {
+  if (auto plan = plans_.Find(key)) return plan;
+  const auto compiled = plans_.AnyKey();
+  if (options_.static_shape && compiled) {
     std::string expected, got;
-    for (const auto& s : plans_.begin()->first) expected += ShapeToString(s) + " ";
+    for (const auto& s : *compiled) expected += ShapeToString(s) + " ";
     for (const auto& s : key) got += ShapeToString(s) + " ";
     throw Error(Status::kShape, "static_shape op was compiled for input shapes " + expected + "and cannot take " + got);
   }
@@ -246,10 +248,7 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   if (auto plan = FindPlan(key)) return plan;
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device,
                                                     options_.precision, *store_, options_.record_graphs);
-  {
-    std::lock_guard<std::mutex> lock(plans_mu_);
-    plans_[key] = plan;
-  }
+  plans_.Insert(key, plan);
   // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
   for (int id : packable_) constants_[id] = store_->Repack(constants_[id]);
   return plan;

@@ -16,6 +16,7 @@
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
 #include "cachedop/input_dtypes.h"
+#include "cachedop/plan_cache.h"
 #include "plan/plan.h"
 #include "common/device.h"
 #include "common/precision.h"
@@ -27,6 +28,7 @@ struct CachedOpOptions {
   Device device;
   bool static_shape = false;
   int max_inflight = 64;
+  size_t max_plans = 64;  // compiled plans kept (plan_cache.h)
   bool thread_safe = true;
   Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
   // Whether each plan is replayed as a CUDA graph (GPU ops only): flag cuda_graphs.
@@ -93,8 +95,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   std::unique_ptr<ConstantStore> store_;
   std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
   std::mutex compile_mu_;  // one compilation at a time; guards constants_ and store_
-  std::mutex plans_mu_;    // guards plans_
-  std::map<std::vector<Shape>, std::shared_ptr<const Plan>> plans_;
+  PlanCache plans_;
   std::atomic<int> inflight_{0};
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them
   std::unique_ptr<BatchRunner> batch_runner_;  // runs the scheduler's batches, if options_.batching.enabled

@@ -236,6 +236,9 @@ QV_EXPORT int QvWaitAll(void);
  *   static_shape  "true": input shapes are fixed by the first invocation;
  *                 "false": any batch size / input shape, one compiled plan per shape   default "false"
  *   max_inflight  invocations admitted at once; one more fails with QV_ERR_BUSY   default 64
+ *   max_plans     compiled plans kept (one per input shape, each with its workspaces); past it the
+ *                 least recently used is dropped, never one an invocation holds, and compiled
+ *                 again if its shape comes back                                    default 64
  *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now; with
  *                 max_batch_size, also every batch size a queued run can be padded to
  *   data_types    optional, "tokens:int32;valid_length:int32": the element type a data input takes
