@@ -1,10 +1,7 @@
 #include "cachedop/cached_op.h"
 
-#include <optional>
-
 #include "common/counted_slot.h"
 #include "common/error.h"
-#include "common/flags.h"
 #include "graph/graph_check.h"
 #include "graph/mxnet_subgraphs.h"
 #include "ops/int8_hints.h"
@@ -12,66 +9,6 @@
 
 namespace qv {
 namespace {
-
-// A boolean flag's value as it may be spelled, or nothing.
-std::optional<bool> BoolValue(const std::string& value) {
-  if (value == "true" || value == "True" || value == "1") return true;
-  if (value == "false" || value == "False" || value == "0") return false;
-  return std::nullopt;
-}
-
-bool ParseBoolFlag(const std::string& key, const std::string& value) {
-  const std::optional<bool> b = BoolValue(value);
-  Check(b.has_value(), Status::kInvalidArgument, "flag '" + key + "' = '" + value + "' is not true or false");
-  return *b;
-}
-
-// A boolean, or "required": a plan that cannot be recorded fails its invocations instead of launching
-// its steps one by one (for tests that must know the graphs ran).
-StepRecording ParseRecordingFlag(const std::string& key, const std::string& value) {
-  if (value == "required") return StepRecording::kRequired;
-  const std::optional<bool> b = BoolValue(value);
-  Check(b.has_value(), Status::kInvalidArgument,
-        "flag '" + key + "' = '" + value + "' is not true, false or required");
-  return *b ? StepRecording::kPreferred : StepRecording::kOff;
-}
-
-// "data:(1,3,224,224);other:(2,5)"
-std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
-  std::map<std::string, Shape> shapes;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(start, end - start);
-    const auto bad = [&] {
-      return Error(Status::kInvalidArgument, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
-    };
-    const size_t colon = part.find(':'), open = part.find('(', colon), close = part.rfind(')');
-    if (colon == std::string::npos || colon == 0 || open == std::string::npos || close == std::string::npos ||
-        close < open)
-      throw bad();
-    Shape shape;
-    std::string dim;
-    for (size_t i = open + 1; i <= close; ++i) {
-      const char c = part[i];
-      if (c == ',' || i == close) {
-        if (!dim.empty()) shape.push_back(std::stoll(dim));
-        dim.clear();
-      } else if (c >= '0' && c <= '9' && dim.size() < 12) {
-        dim += c;
-      } else if (c != ' ') {
-        throw bad();
-      }
-    }
-    std::string name = part.substr(0, colon);
-    name.erase(name.find_last_not_of(' ') + 1);
-    name.erase(0, name.find_first_not_of(' '));
-    shapes[name] = shape;
-    start = end + 1;
-  }
-  return shapes;
-}
 
 // Parameters that kernels read only in their own layouts: the weights of Convolution and
 // FullyConnected, when nothing else reads them.
@@ -127,39 +64,6 @@ void CheckInt8Fusions(const Graph& graph) {
 }
 
 }  // namespace
-
-CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, std::string>>& flags,
-                                       bool thread_safe) {
-  CachedOpOptions o;
-  o.thread_safe = thread_safe;
-  for (const auto& [key, value] : flags) {
-    if (key == "device") {
-      o.device = ParseDevice(value);
-    } else if (key == "static_shape") {
-      o.static_shape = ParseBoolFlag(key, value);
-    } else if (key == "max_plans") {
-      o.max_plans = static_cast<size_t>(ParseIntegerFlag(key, value, 1, 1000000));
-    } else if (key == "max_inflight") {
-      o.max_inflight = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
-    } else if (key == "data_shapes") {
-      o.data_shapes = ParseDataShapes(value);
-    } else if (key == "data_types") {
-      o.data_types = ParseDataTypes(value);
-    } else if (key == "precision") {
-      o.precision = ParsePrecision(key, value);
-    } else if (key == "cuda_graphs") {
-      o.record_graphs = ParseRecordingFlag(key, value);
-    } else if (!o.batching.Parse(key, value)) {
-      throw Error(Status::kInvalidArgument,
-                  "unknown flag '" + key + "' (known: device, static_shape, max_inflight, max_plans, data_shapes, "
-                  "data_types, precision, cuda_graphs, max_batch_size, batch_timeout_us, instances, max_queue)");
-    }
-  }
-  Check(!o.static_shape || o.batching.max_batch_size == 1, Status::kInvalidArgument,
-        "flag 'max_batch_size' > 1 merges requests into new shapes, which 'static_shape' = 'true' forbids");
-  FindBackend(o.device).RequireDevice(o.device);
-  return o;
-}
 
 CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants,
                    const Backend& backend, CachedOpOptions options)

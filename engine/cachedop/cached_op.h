@@ -15,6 +15,7 @@
 #include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
+#include "cachedop/cached_op_options.h"
 #include "cachedop/input_dtypes.h"
 #include "cachedop/plan_cache.h"
 #include "plan/plan.h"
@@ -23,23 +24,6 @@
 #include "graph/bound_graph.h"
 
 namespace qv {
-
-struct CachedOpOptions {
-  Device device;
-  bool static_shape = false;
-  int max_inflight = 64;
-  size_t max_plans = 64;  // compiled plans kept (plan_cache.h)
-  bool thread_safe = true;
-  Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
-  // Whether each plan is replayed as a CUDA graph (GPU ops only): flag cuda_graphs.
-  StepRecording record_graphs = StepRecording::kPreferred;
-  std::map<std::string, Shape> data_shapes;  // plans to compile at creation
-  std::map<std::string, DType> data_types;   // input element types other than the symbol's (input_dtypes.h)
-  BatchingOptions batching;                   // the request queue, if a scheduling flag is given
-
-  // From the C API's string flags; unknown keys and bad values throw Status::kInvalidArgument.
-  static CachedOpOptions Parse(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe);
-};
 
 // Per-invocation options (QvInvokeAsyncEx).
 struct InvokeOptions {
