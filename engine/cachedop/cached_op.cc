@@ -1,25 +1,30 @@
 #include "cachedop/cached_op.h"
 
+#include <algorithm>
+
 #include "common/counted_slot.h"
 #include "common/error.h"
 #include "graph/graph_check.h"
 #include "graph/mxnet_subgraphs.h"
 #include "ops/int8_hints.h"
+#include "ops/op.h"
 #include "scheduler/invocation_control.h"
 
 namespace qv {
 namespace {
 
-// Parameters that kernels read only in their own layouts: the weights of Convolution and
-// FullyConnected, when nothing else reads them.
+// Parameters that kernels read only in their own layouts (OpDef::PackedInputs), when nothing else
+// reads them.
 std::vector<int> PackableParameters(const BoundGraph& g, const ConstantMap& constants) {
   std::map<int, bool> packable;
   for (const auto& [id, constant] : constants) packable[id] = true;
   for (int id : TopologicalOrder(g.graph)) {
     const Node& node = g.graph.nodes[id];
-    const bool weight_reader = node.op == "Convolution" || node.op == "FullyConnected";
+    if (node.is_variable()) continue;
+    const std::vector<int> packed = FindOp(node.op)->PackedInputs(AttrsOf(node));
     for (size_t slot = 0; slot < node.inputs.size(); ++slot)
-      if (!(weight_reader && slot == 1)) packable[node.inputs[slot].node] = false;
+      if (std::find(packed.begin(), packed.end(), static_cast<int>(slot)) == packed.end())
+        packable[node.inputs[slot].node] = false;
   }
   for (const NodeEntry& out : g.graph.outputs) packable[out.node] = false;
   std::vector<int> ids;

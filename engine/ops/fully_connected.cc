@@ -27,6 +27,8 @@ class FullyConnectedOp : public OpDef {
     return {1, 2};
   }
 
+  std::vector<int> PackedInputs(const Attrs&) const override { return {1}; }  // the weight
+
   void CheckParams(const Attrs& attrs, const std::vector<const Shape*>& params) const override {
     const auto p = FullyConnectedParams::Parse(attrs);
     if (params.size() > 1 && params[1])

@@ -21,6 +21,9 @@ class OpDef {
   virtual std::vector<int> UnusedInputs(const Attrs&) const { return {}; }
   // Inputs that must be bound to parameters at creation (weights, biases, statistics).
   virtual std::vector<int> ParamInputs(const Attrs&) const { return {}; }
+  // Parameter inputs that kernels read only in a layout of their own, packed once: where no other
+  // node reads such a parameter, the op keeps the packed copy alone.
+  virtual std::vector<int> PackedInputs(const Attrs&) const { return {}; }
   virtual int NumOutputs(const Attrs&) const { return 1; }
   // Checks parameter shapes that the attributes alone determine (nullptr: input is not a parameter).
   virtual void CheckParams(const Attrs&, const std::vector<const Shape*>& /*param_shapes*/) const {}
