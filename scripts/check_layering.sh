@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-files=$(find engine/common engine/scheduler engine/tensor engine/ops engine/graph engine/plan engine/batching \
-             engine/cachedop capi -name '*.h' -o -name '*.cc' | sort)
+# Every layer of engine/layers.txt but the backends' folder (whose interface files are added below).
+layers=$(grep -E '^[a-z_]+$' engine/layers.txt | grep -vx backends | sed 's|^|engine/|')
+files=$(find $layers capi -name '*.h' -o -name '*.cc' | sort)
 files="$files $(ls engine/backends/*.h engine/backends/*.cc)"
 pattern='\bdnnl|oneapi/|<omp\.h>|\bomp_[a-z]|#pragma +omp|\bcuda[A-Z_]|cuda_runtime|\bcudnn|\bcublas|\bCUDA::|backends/(cpu|cuda)/'
 found=0
