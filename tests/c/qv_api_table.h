@@ -21,6 +21,8 @@ typedef struct {
   const char *(*GetLastError)(void);
   int (*GetVersion)(int *, int *, int *);
   int (*GetMemoryStats)(uint64_t *, uint64_t *);
+  int (*SetNumThreads)(int);
+  int (*GetNumThreads)(int *);
   /* Symbols */
   int (*SymbolCreateFromFile)(const char *, QvSymbolHandle *);
   int (*SymbolCreateFromJSON)(const char *, QvSymbolHandle *);
@@ -49,6 +51,7 @@ typedef struct {
                           const char **, QvCachedOpHandle *, int);
   int (*CachedOpListInputs)(QvCachedOpHandle, uint32_t *, const char ***);
   int (*CachedOpListOutputs)(QvCachedOpHandle, uint32_t *, const char ***);
+  int (*CachedOpGetInputDType)(QvCachedOpHandle, uint32_t, int *);
   int (*InvokeAsync)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **);
   int (*FreeCachedOp)(QvCachedOpHandle);
   int (*InvokeAsyncEx)(QvCachedOpHandle, uint32_t, QvNDArrayHandle *, uint32_t *, QvNDArrayHandle **,
@@ -95,6 +98,8 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(GetLastError);
   API_RESOLVE(GetVersion);
   API_RESOLVE(GetMemoryStats);
+  API_RESOLVE(SetNumThreads);
+  API_RESOLVE(GetNumThreads);
   API_RESOLVE(SymbolCreateFromFile);
   API_RESOLVE(SymbolCreateFromJSON);
   API_RESOLVE(SymbolListInputs);
@@ -117,6 +122,7 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(WaitAll);
   API_RESOLVE(CreateCachedOpEx);
   API_RESOLVE(CachedOpListInputs);
+  API_RESOLVE(CachedOpGetInputDType);
   API_RESOLVE(CachedOpListOutputs);
   API_RESOLVE(InvokeAsync);
   API_RESOLVE(FreeCachedOp);
