@@ -189,8 +189,8 @@ class Predictor:
         """Runs the model and waits for the result.
 
         Args:
-            inputs: one array (single-input models), a ``{name: array}`` mapping, or a list in
-                ``input_names`` order. Any batch size.
+            inputs: one array (single-input models), a ``{name: array}`` mapping (other keys are
+                ignored), or a list in ``input_names`` order. Any batch size.
             timeout: seconds the prediction may take; past them the runtime drops it (queued or
                 between two operators) and DeadlineExceededError (a TimeoutError) is raised.
             priority: higher goes first among predictions queued on this Predictor (scheduling
@@ -307,13 +307,13 @@ class Predictor:
 
 def input_arrays(inputs: Inputs, names: Sequence[str], dtypes: Sequence[Any]) -> List[np.ndarray]:
     """The arrays for a model's inputs `names`, in order, as C-contiguous arrays of `dtypes`: from one
-    array (a one-input model), a list, or a {name: array} mapping."""
+    array (a one-input model), a list, or a {name: array} mapping. A mapping's inputs are picked by name
+    and its other keys ignored (a batch of a data set with more columns than the model takes)."""
     if isinstance(inputs, Mapping):
         missing = [n for n in names if n not in inputs]
-        extra = sorted(set(inputs) - set(names))
-        if missing or extra:
+        if missing:
             raise InvalidArgumentError.from_message(
-                f"inputs must name exactly {names}; missing {missing}, unknown {extra}")
+                f"the inputs lack {missing}: the model takes {list(names)}, the mapping has {sorted(map(str, inputs))}")
         values = [inputs[n] for n in names]
     elif isinstance(inputs, (list, tuple)) and len(names) > 1:
         if len(inputs) != len(names):

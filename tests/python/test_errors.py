@@ -25,10 +25,18 @@ def test_wrong_shape_names_the_node_and_keeps_the_predictor_usable(manifest, tin
 
 
 def test_wrong_input_forms(tiny):
-    with pytest.raises(quiver.InvalidArgumentError, match="missing"):
+    with pytest.raises(quiver.InvalidArgumentError, match=r"lack \['data'\].*the mapping has \['not_data'\]"):
         tiny.predict({"not_data": np.zeros((1, 3, 16, 16), np.float32)})
     with pytest.raises(ValueError):
         tiny.predict(np.array([["a", "b"]]))
+
+
+def test_a_mapping_s_other_keys_are_ignored(manifest, tiny):
+    x, expected, scale = case(manifest, "tiny", "b2_16")
+    batch = {"id": np.array([7, 8]), "data": x, "path": np.array(["a.png", "b.png"], object)}
+    np.testing.assert_array_equal(tiny.predict(batch), tiny.predict(x))
+    assert np.array_equal(tiny.predict_named(batch)[tiny.output_names[0]], tiny.predict(x))
+    assert np.array_equal(tiny.predict_async(batch).result(60), tiny.predict(x))
 
 
 def test_closed_predictor_raises_closed_error(manifest):
