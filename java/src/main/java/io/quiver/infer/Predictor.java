@@ -288,9 +288,9 @@ public class Predictor implements AutoCloseable {
   }
 
   /**
-   * Runs the model on arrays given by input name and waits. {@code inputs} holds exactly the model's
-   * {@link #inputNames()} (in any order); the result holds every output by name, in {@link #outputNames()}
-   * order, each the caller's to close.
+   * Runs the model on arrays given by input name and waits. {@code inputs} holds every one of the model's
+   * {@link #inputNames()} (in any order; other keys are ignored); the result holds every output by name,
+   * in {@link #outputNames()} order, each the caller's to close.
    */
   public Map<String, NDArray> predict(Map<String, NDArray> inputs) {
     return named(predict(inOrder(inputs)));
@@ -415,7 +415,10 @@ public class Predictor implements AutoCloseable {
     }
   }
 
-  /** Named inputs in inputNames order; throws naming what is missing or unknown. */
+  /**
+   * The model's inputs picked by name, in inputNames order (other keys are ignored, as in a row with
+   * more columns than the model takes); throws naming what is missing and what the mapping holds.
+   */
   private NDArray[] inOrder(Map<String, NDArray> inputs) {
     Objects.requireNonNull(inputs, "inputs");
     final List<String> missing = new ArrayList<>();
@@ -426,15 +429,9 @@ public class Predictor implements AutoCloseable {
         missing.add(inputNames.get(i));
       }
     }
-    final List<String> unknown = new ArrayList<>();
-    for (String name : inputs.keySet()) {
-      if (!inputNames.contains(name)) {
-        unknown.add(name);
-      }
-    }
-    if (!missing.isEmpty() || !unknown.isEmpty()) {
+    if (!missing.isEmpty()) {
       throw new QuiverException(QuiverException.INVALID_ARGUMENT, "the model takes inputs " + inputNames
-          + (missing.isEmpty() ? "" : "; missing " + missing) + (unknown.isEmpty() ? "" : "; unknown " + unknown));
+          + "; missing " + missing + " among " + new ArrayList<>(inputs.keySet()));
     }
     return arrays;
   }

@@ -55,9 +55,9 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
   def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
     asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
 
-  /** Runs the model on arrays given by input name (exactly `inputNames`, in any order) and waits: every
-    * output by name, in `outputNames` order, each the caller's to close. A missing or unknown name throws
-    * an `io.quiver.infer.QuiverException` naming it.
+  /** Runs the model on arrays given by input name (every one of `inputNames`, in any order; other keys
+    * are ignored) and waits: every output by name, in `outputNames` order, each the caller's to close. A
+    * missing name throws an `io.quiver.infer.QuiverException` naming it.
     */
   def predict(inputs: Map[String, NDArray]): ListMap[String, NDArray] =
     ListMap.from(underlying.predict(inputs.asJava).asScala)
