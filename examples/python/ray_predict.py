@@ -12,7 +12,7 @@ import argparse
 import sys
 
 import numpy as np
-import ray
+import ray  # type: ignore[import-not-found]  # (mypy runs where ray is not installed)
 
 from quiver.ray import BatchPredictor
 
@@ -36,8 +36,9 @@ def main() -> int:
     results = sorted(predicted.iter_rows(), key=lambda row: int(row["id"]))
     outputs = [k for k in results[0] if k not in ("id", "note", args.input)]
     assert all(r["note"] == f"row {r['id']}" for r in results), "the extra columns did not come back"
-    np.savez(args.out, id=np.array([r["id"] for r in results]),
-             **{k: np.stack([r[k] for r in results]) for k in outputs})
+    columns = {"id": np.array([r["id"] for r in results])}
+    columns.update({k: np.stack([r[k] for r in results]) for k in outputs})
+    np.savez(args.out, allow_pickle=False, **columns)
     print(f"{len(results)} rows, outputs {outputs}, {args.actors} actors")
     ray.shutdown()
     return 0

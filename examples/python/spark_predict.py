@@ -16,7 +16,7 @@ import json
 import sys
 
 import numpy as np
-from pyspark.sql import SparkSession
+from pyspark.sql import SparkSession  # type: ignore[import-not-found]  # (mypy runs without pyspark)
 
 from quiver.spark import predict_batch_udf
 
