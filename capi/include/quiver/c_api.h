@@ -110,8 +110,10 @@ QV_EXPORT int QvGetMemoryStats(uint64_t *bytes_in_use, uint64_t *arrays_alive);
  * QUIVER_NUM_THREADS and OMP_NUM_THREADS (Quiver uses no OpenMP; Spark and Ray set it to the CPUs
  * they gave the worker). QvSetNumThreads changes it at any time (1 to 4096, else
  * QV_ERR_INVALID_ARGUMENT): kernels started afterwards share the new budget, running ones keep their
- * threads. How many invocations run at once stays what the starting budget allowed. Never block. */
+ * threads. How many invocations run at once stays what the starting budget allowed. Never blocks. */
 QV_EXPORT int QvSetNumThreads(int threads);
+
+/* The compute-thread budget (QvSetNumThreads). Never blocks. */
 QV_EXPORT int QvGetNumThreads(int *threads);
 
 /* ---------------------------------------------------------------------------------------------------
