@@ -36,11 +36,7 @@ StepRecording ParseRecordingFlag(const std::string& key, const std::string& valu
 // "data:(1,3,224,224);other:(2,5)"
 std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
   std::map<std::string, Shape> shapes;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(start, end - start);
+  for (const std::string& part : FlagListParts(text)) {
     const auto bad = [&] {
       return Error(Status::kInvalidArgument, "flag 'data_shapes': cannot parse '" + part + "', expected name:(d0,d1,...)");
     };
@@ -65,7 +61,6 @@ std::map<std::string, Shape> ParseDataShapes(const std::string& text) {
     name.erase(name.find_last_not_of(' ') + 1);
     name.erase(0, name.find_first_not_of(' '));
     shapes[name] = shape;
-    start = end + 1;
   }
   return shapes;
 }

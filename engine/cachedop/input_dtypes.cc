@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/flags.h"
 #include "ops/input_to_float32.h"
 
 namespace qv {
@@ -19,18 +20,13 @@ DType DTypeNamed(const std::string& name, const std::string& context) {
 
 std::map<std::string, DType> ParseDataTypes(const std::string& text) {
   std::map<std::string, DType> types;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find(';', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(start, end - start);
+  for (const std::string& part : FlagListParts(text)) {
     const size_t colon = part.find(':');
     Check(colon != std::string::npos && colon > 0 && colon + 1 < part.size(), Status::kInvalidArgument,
           "flag 'data_types': cannot parse '" + part + "', expected name:dtype");
     const std::string name = part.substr(0, colon);
     Check(types.count(name) == 0, Status::kInvalidArgument, "flag 'data_types' names '" + name + "' twice");
     types[name] = DTypeNamed(part.substr(colon + 1), "flag 'data_types', input '" + name + "'");
-    start = end + 1;
   }
   return types;
 }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -18,6 +19,18 @@ inline int64_t ParseIntegerFlag(const std::string& key, const std::string& value
         "flag '" + key + "' = '" + value + "' must be an integer between " + std::to_string(min) + " and " +
             std::to_string(max));
   return n;
+}
+
+// The parts of a list flag ("a:(1,2);b:(3)", "tokens:int32;length:int32"), split at ';'.
+inline std::vector<std::string> FlagListParts(const std::string& text) {
+  std::vector<std::string> parts;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
 }
 
 }  // namespace qv
