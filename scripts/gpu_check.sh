@@ -20,7 +20,9 @@
 #   d  the GPU fixtures (tests/gpu/check_fixtures.py): Quiver on gpu(0) and cpu against MXNet 1.9.1's
 #      recorded outputs (1e-4 of the output's scale), and gpu(0) against cpu
 #   e  the GPU suite's concurrency, asynchronous-completion, CUDA-graph, freeing-in-flight, deadline
-#      and cancellation cases, each reported
+#      and cancellation cases, and the invocation pipeline's: batches gathered and scattered on their
+#      stream, completing asynchronously and replaying CUDA graphs (cuda_graphs=required), the backend
+#      conformance checks (a batch equals its requests alone, bit for bit); each reported
 #   f  compute-sanitizer memcheck on the fixture runner (digits CNN, MobileNetV2 0.25) on gpu(0)
 #   g  ResNet-50 FP32, Quiver vs PyTorch eager and with CUDA graphs (bench/gpu/compare_torch.py)
 #   h  CPU dynamic batching: ResNet-18 at 16 batch-1 clients with max_batch_size=16 batch_timeout_us=2000,
@@ -556,7 +558,7 @@ stage_e() {
   if [ ! -s "$GPU_XML" ]; then RESULT[$1]="not run: no GPU suite report (stage c)"; return; fi
   # With the cases rerun one by one after a crash, if any.
   summary="$("${REPORT[@]}" summary "$GPU_XML" "${more[@]}" --filter \
-    'concurren|async|thread|stream|graph|callback|parallel|OnReady|batching|clients|free|deadline|cancel|\[multi')"
+    'concurren|async|thread|stream|graph|callback|parallel|OnReady|batching|clients|free|deadline|cancel|conformance|\[multi')"
   case $? in
     0) RESULT[$1]="pass" ;;
     4) RESULT[$1]="not run: the suite has no such test cases" ;;

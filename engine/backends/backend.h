@@ -77,6 +77,23 @@ struct KernelBuild {
   std::unique_ptr<Kernel> kernel;
 };
 
+// Part of a plan input as an invocation binds it: `bytes` at `data`, in host memory (`host`) where the
+// plan's device is not the host. One piece covering the whole input is read in place (staged onto the
+// device if in host memory); a batch's requests give one piece each, gathered in order.
+struct InputPiece {
+  const void* data = nullptr;
+  size_t bytes = 0;
+  bool host = false;
+};
+// Part of a plan output as an invocation binds it (memory of the plan's device): one piece covering
+// the whole output is written in place; a batch's requests' pieces take consecutive rows.
+struct OutputPiece {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
+using InputBinding = std::vector<InputPiece>;
+using OutputBinding = std::vector<OutputPiece>;
+
 // One invocation's run of a plan on a backend: the compute it holds and the order of its steps.
 class Execution {
  public:
@@ -105,12 +122,25 @@ class Execution {
     }
     done(nullptr);
   }
-  // Where the steps run from now on read `bytes` of host memory at `host`: `host` itself on a device
-  // that computes in host memory (the default), else a copy on the device, made in order with the
-  // steps and kept until they complete. Throws Error.
-  virtual const void* StageHostInput(const void* host, size_t bytes) {
-    static_cast<void>(bytes);
-    return host;
+  // Copies `pieces` one after another into `dst`, a device buffer of `bytes`, and zero-fills the rest
+  // (a batch's padding rows), in order with the steps; host pieces are staged first. Throws Error. The
+  // default is for devices computing in host memory.
+  virtual void Gather(void* dst, size_t bytes, const InputBinding& pieces) {
+    char* at = static_cast<char*>(dst);
+    for (const InputPiece& piece : pieces) {
+      if (piece.bytes != 0) std::memcpy(at, piece.data, piece.bytes);
+      at += piece.bytes;
+    }
+    std::memset(at, 0, bytes - static_cast<size_t>(at - static_cast<char*>(dst)));
+  }
+  // Copies consecutive stretches of `src`, one per piece, into `pieces`, in order with the steps.
+  // Throws Error. The default is for devices computing in host memory.
+  virtual void Scatter(const void* src, const OutputBinding& pieces) {
+    const char* at = static_cast<const char*>(src);
+    for (const OutputPiece& piece : pieces) {
+      if (piece.bytes != 0) std::memcpy(piece.data, at, piece.bytes);
+      at += piece.bytes;
+    }
   }
   // Copies `bytes` between two of the device's buffers in order with the steps (a fused sum's residual
   // into the output its kernel adds to). Throws Error. The default is for devices computing in host
@@ -143,14 +173,14 @@ enum class StepRecording {
 class StepReplay {
  public:
   virtual ~StepReplay() = default;
-  // Runs the steps on these buffers (inputs flagged in `host_inputs` are in host memory) from a
+  // Runs the steps on these buffers (gathered into and scattered from the recording's own) from a
   // recording and moves `done` into the completion (Execution::FinishAsync's contract): true. False,
   // with nothing started and `done` untouched, when it cannot now (every recording in use, no memory
   // for another, or steps that cannot be recorded under StepRecording::kPreferred): the caller runs
   // them as usual. Throws Error if the run failed to start, and under StepRecording::kRequired when
   // the steps cannot be recorded (naming the step and the device's error).
-  virtual bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
-                      const std::vector<void*>& outputs, Execution::Done& done) = 0;
+  virtual bool TryRun(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs,
+                      Execution::Done& done) = 0;
 };
 
 class Backend {

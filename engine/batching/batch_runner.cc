@@ -1,6 +1,7 @@
 #include "batching/batch_runner.h"
 
 #include "common/error.h"
+#include "plan/invocation.h"
 
 namespace qv {
 namespace {
@@ -43,69 +44,32 @@ void BatchRunner::CompileRowCounts(const std::vector<TensorType>& types) {
   }
 }
 
-void BatchRunner::RunLive(const std::vector<RequestPtr>& live) {
-  int64_t rows = 0;
-  for (const auto& r : live) rows += r->rows;
-  const int64_t padded = options_.PaddedRows(rows);
-  const std::vector<TensorType> types = MergedTypes(live, padded);
-  CompileRowCounts(types);
-  const std::shared_ptr<const Plan> plan = plans_(types);
-
-  std::vector<StoragePool::Lease> buffers;
-  std::vector<const void*> in_ptrs;
-  for (size_t i = 0; i < types.size(); ++i) {
-    const auto bytes = static_cast<size_t>(ByteCount(types[i].shape, DTypeSize(types[i].dtype)));
-    buffers.push_back(buffers_.Borrow(bytes));
-    char* const begin = static_cast<char*>(buffers.back().data());
-    char* dst = begin;
-    for (const auto& r : live) {
-      // A request's inputs may be in host memory for an op on another device.
-      if (r->inputs[i]->device() == device_)
-        memory_.Copy(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
-      else
-        memory_.CopyFromHost(device_, dst, r->inputs[i]->data(), r->inputs[i]->nbytes());
-      dst += r->inputs[i]->nbytes();
-    }
-    memory_.SetZero(device_, dst, bytes - static_cast<size_t>(dst - begin));  // the padding rows
-    in_ptrs.push_back(begin);
-  }
-  std::vector<void*> out_ptrs;
-  for (const auto& t : plan->output_types()) {
-    buffers.push_back(buffers_.Borrow(static_cast<size_t>(ByteCount(t.shape, DTypeSize(t.dtype)))));
-    out_ptrs.push_back(buffers.back().data());
-  }
-
-  plan->Run(in_ptrs, out_ptrs, [&live] {
-    const auto now = Request::Clock::now();
-    for (const auto& r : live)
-      if (r->control->Alive(now)) return;
-    throw Error(Status::kCancelled, "every request of the batch was cancelled or passed its deadline");
-  });
-
-  std::vector<const char*> src;
-  for (void* p : out_ptrs) src.push_back(static_cast<const char*>(p));
-  for (const auto& r : live) {
-    const bool deliver = r->control->Claim();
-    for (size_t k = 0; k < src.size(); ++k) {
-      const size_t bytes = r->outputs[k]->nbytes();
-      if (deliver) memory_.Copy(device_, r->outputs[k]->data(), src[k], bytes);
-      src[k] += bytes;
-    }
-    if (deliver) r->control->Finish({});
-  }
-}
-
-void BatchRunner::Run(const std::vector<RequestPtr>& batch) {
+void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()> done) {
+  // The batch runs from here: each live request's end is reported by the invocation, once it is over.
   std::vector<RequestPtr> live;
-  for (const auto& r : batch)
-    if (r->control->Check().ok()) live.push_back(r);
-  if (live.empty()) return;
-  try {
-    RunLive(live);
-  } catch (...) {
-    const Failure failure = FailureFromCurrentException();
-    for (const auto& r : live) r->control->Finish(failure);
+  std::vector<InvocationRequest> requests;
+  for (const auto& r : batch) {
+    InvocationControl::Finisher end;
+    if (!r->control->Check().ok() || !r->control->TakeFinisher(&end)) continue;
+    live.push_back(r);
+    requests.push_back({r->inputs, r->outputs, r->control, std::move(end)});
   }
+  std::shared_ptr<const Plan> plan;
+  try {
+    if (!live.empty()) {
+      int64_t rows = 0;
+      for (const auto& r : live) rows += r->rows;
+      const std::vector<TensorType> types = MergedTypes(live, options_.PaddedRows(rows));
+      CompileRowCounts(types);
+      plan = plans_(types);
+    }
+  } catch (...) {
+    EndInvocation(requests, FailureFromCurrentException());
+    done();
+    return;
+  }
+  // The requests hold their op, whose parameters the plan reads, until the run is over.
+  StartInvocation(std::move(plan), device_, std::move(requests), [live, done = std::move(done)] { done(); });
 }
 
 }  // namespace qv

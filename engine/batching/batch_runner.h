@@ -1,10 +1,9 @@
-// Runs batches of requests: their rows are copied into one input per model input (padded with zero
-// rows to BatchingOptions::PaddedRows), the plan for that shape runs once, and each request gets its
-// own rows of every output. Requests that ended meanwhile are skipped; if all of them end while the
-// batch runs, it stops at the next operator boundary. The merged inputs and outputs are pooled, so a
-// steady stream of batches allocates nothing. The first batch of each row shape compiles the plans of
-// every row count a batch of that shape can be padded to, so that later requests never wait for a
-// compile.
+// Runs batches of requests as one invocation (plan/invocation.h): their rows are gathered into one
+// input per model input (padded with zero rows to BatchingOptions::PaddedRows), the plan for that
+// shape runs once, and each request gets its own rows of every output. Requests that ended before
+// the batch starts are left out; if all of them end while it runs, it stops at the next operator
+// boundary. The first batch of each row shape compiles the plans of every row count a batch of that
+// shape can be padded to, so that later requests never wait for a compile.
 #pragma once
 
 #include <functional>
@@ -16,8 +15,6 @@
 #include "batching/batching_options.h"
 #include "batching/request.h"
 #include "plan/plan.h"
-#include "tensor/device_memory.h"
-#include "tensor/storage_pool.h"
 
 namespace qv {
 
@@ -26,14 +23,14 @@ using PlanSource = std::function<std::shared_ptr<const Plan>(const std::vector<T
 
 class BatchRunner {
  public:
-  // Requests' arrays, the merged buffers and the plans are all on `device`.
+  // Requests' arrays and the plans are on `device` (inputs may be in host memory).
   BatchRunner(BatchingOptions options, PlanSource plans, const Device& device)
-      : options_(std::move(options)), plans_(std::move(plans)), device_(device), memory_(DeviceMemoryOf(device)),
-        buffers_(device) {}
+      : options_(std::move(options)), plans_(std::move(plans)), device_(device) {}
 
-  // Thread-safe. Never throws: a failure ends every request of the batch that has not ended with that
-  // failure.
-  void Run(const std::vector<RequestPtr>& batch);
+  // Starts the batch; every request in it ends, then `done` runs (on a synchronous backend before
+  // this returns). Thread-safe; never throws: a failure ends every request of the batch that has not
+  // ended with that failure.
+  void Run(const std::vector<RequestPtr>& batch, std::function<void()> done);
 
   // Compiles the plans for `types` with axis 0 set to each row count PaddedRows can give (1, 2, 4, ...,
   // max_batch_size), once per row shape; a no-op for inputs without axis 0. Never throws: a row count
@@ -41,13 +38,9 @@ class BatchRunner {
   void CompileRowCounts(const std::vector<TensorType>& types);
 
  private:
-  void RunLive(const std::vector<RequestPtr>& live);
-
   const BatchingOptions options_;
   const PlanSource plans_;
   const Device device_;
-  const DeviceMemory& memory_;
-  StoragePool buffers_;
   std::mutex compiled_mu_;
   std::set<std::vector<std::vector<int64_t>>> compiled_rows_;  // row shapes (axis 0 dropped, dtype appended)
 };

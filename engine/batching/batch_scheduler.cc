@@ -8,11 +8,13 @@
 #include "batching/request_queue.h"
 #include "common/counted_slot.h"
 #include "common/error.h"
+#include "plan/invocation.h"
 
 namespace qv {
 
 struct BatchScheduler::State {
-  State(const BatchingOptions& o, RunBatch r, VarPtr s) : options(o), run(std::move(r)), serial(std::move(s)), queue(o) {}
+  State(const BatchingOptions& o, RunBatch r, VarPtr s, bool a)
+      : options(o), run(std::move(r)), serial(std::move(s)), asynchronous(a), queue(o) {}
 
   // Wakes the dispatcher; the lock makes sure a dispatcher about to wait sees what changed.
   void Poke() {
@@ -23,6 +25,7 @@ struct BatchScheduler::State {
   const BatchingOptions options;
   const RunBatch run;
   const VarPtr serial;
+  const bool asynchronous;
   std::atomic<int> queued{0};  // admitted and not yet running or ended (max_queue)
   std::mutex mu;
   std::condition_variable wake;
@@ -32,8 +35,9 @@ struct BatchScheduler::State {
   bool closed = false;    // the op is gone; guarded by mu
 };
 
-BatchScheduler::BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial)
-    : state_(std::make_shared<State>(options, std::move(run), std::move(serial))) {
+BatchScheduler::BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial,
+                               bool completes_asynchronously)
+    : state_(std::make_shared<State>(options, std::move(run), std::move(serial), completes_asynchronously)) {
   std::thread(Dispatch, state_).detach();
 }
 
@@ -94,14 +98,17 @@ void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr req
 void BatchScheduler::Launch(const std::shared_ptr<State>& state, std::vector<RequestPtr> batch) {
   std::vector<VarPtr> writes;
   if (state->serial) writes.push_back(state->serial);
-  Engine::Get().Push(
-      [state, batch = std::move(batch)] {
-        state->run(batch);
-        {
-          std::lock_guard<std::mutex> lock(state->mu);
-          --state->running;
-        }
-        state->wake.notify_one();
+  PushInvocationWork(
+      state->asynchronous,
+      [state, batch = std::move(batch)](const Engine::Completion& done) {
+        state->run(batch, [state, done] {
+          {
+            std::lock_guard<std::mutex> lock(state->mu);
+            --state->running;
+          }
+          state->wake.notify_one();
+          done({});
+        });
       },
       {}, writes);
 }

@@ -20,11 +20,13 @@ namespace qv {
 
 class BatchScheduler {
  public:
-  // Runs one batch and ends every request in it; must not throw.
-  using RunBatch = std::function<void(const std::vector<RequestPtr>& batch)>;
+  // Starts one batch, ends every request in it, then calls `done` (BatchRunner::Run); must not throw.
+  using RunBatch = std::function<void(const std::vector<RequestPtr>& batch, std::function<void()> done)>;
 
   // `serial`: a variable every run writes (orders runs of an op that is not thread-safe), or null.
-  BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial);
+  // `completes_asynchronously`: whether a batch ends after `run` returns, on the device's thread
+  // (PushInvocationWork), rather than on an engine worker before it returns.
+  BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial, bool completes_asynchronously);
   ~BatchScheduler();
   BatchScheduler(const BatchScheduler&) = delete;
   BatchScheduler& operator=(const BatchScheduler&) = delete;

@@ -8,6 +8,7 @@
 #include "graph/mxnet_subgraphs.h"
 #include "ops/int8_hints.h"
 #include "ops/op.h"
+#include "plan/invocation.h"
 #include "scheduler/invocation_control.h"
 
 namespace qv {
@@ -86,8 +87,11 @@ CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, Const
   batch_runner_ = std::make_unique<BatchRunner>(
       options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); }, options_.device);
   scheduler_ = std::make_unique<BatchScheduler>(
-      options_.batching, [this](const std::vector<RequestPtr>& batch) { batch_runner_->Run(batch); },
-      options_.thread_safe ? nullptr : serial_var_);
+      options_.batching,
+      [this](const std::vector<RequestPtr>& batch, std::function<void()> done) {
+        batch_runner_->Run(batch, std::move(done));
+      },
+      options_.thread_safe ? nullptr : serial_var_, backend_.completes_asynchronously());
 }
 
 std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& file_params,
@@ -235,77 +239,21 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   for (const auto& a : inputs) reads.push_back(a->var());
   for (const auto& a : *outputs) writes.push_back(a->var());
   if (!options_.thread_safe) writes.push_back(serial_var_);
-  if (backend_.completes_asynchronously()) {
-    PushAsync(std::move(plan), inputs, *outputs, std::shared_ptr<InflightSlot>(std::move(slot)), control, reads, writes);
-    for (const auto& a : *outputs) a->set_producer(control);
-    return;
-  }
-  // The work holds the op (its parameters and plans), the plan and every array until it is destroyed.
-  Engine::Get().Push(
-      [self = shared_from_this(), plan, inputs, outs = *outputs, slot = std::shared_ptr<InflightSlot>(std::move(slot)),
-       control]() mutable {
-        control->ThrowIfEnded();
-        std::vector<const void*> in_ptrs;
-        std::vector<void*> out_ptrs;
-        for (const auto& a : inputs) in_ptrs.push_back(a->data());
-        for (const auto& a : outs) out_ptrs.push_back(a->data());
+  // The work holds the op (its parameters and plans), the plan and every array until the run is over.
+  PushInvocationWork(
+      backend_.completes_asynchronously(),
+      [self = shared_from_this(), plan, request = InvocationRequest{inputs, *outputs, control, nullptr},
+       slot = std::shared_ptr<InflightSlot>(std::move(slot))](const Engine::Completion& done) mutable {
         // The slot is free again before the outputs become readable, so a caller who waited for them
         // can submit at once.
-        struct Release {
-          std::shared_ptr<InflightSlot>& slot;
-          ~Release() { slot.reset(); }
-        } release{slot};
-        plan->Run(in_ptrs, out_ptrs, [&control] { control->ThrowIfEnded(); });
-        if (!control->Claim()) control->ThrowIfEnded();  // cancelled or expired during the last step
+        request.end = [slot = std::move(slot), done](const Failure& ended) mutable {
+          slot.reset();
+          done(ended);
+        };
+        StartInvocation(std::move(plan), self->options_.device, {std::move(request)}, [self] {});
       },
       reads, writes);
   for (const auto& a : *outputs) a->set_producer(control);
-}
-
-void CachedOp::PushAsync(std::shared_ptr<const Plan> plan, const std::vector<NDArrayPtr>& inputs,
-                         const std::vector<NDArrayPtr>& outputs, std::shared_ptr<CountedSlot> slot,
-                         std::shared_ptr<InvocationControl> control, const std::vector<VarPtr>& reads,
-                         const std::vector<VarPtr>& writes) {
-  // The work only enqueues, on whichever thread frees its last dependency (usually this one): it may
-  // take a moment (staging CPU inputs into pinned memory) but never waits for the device. The slot
-  // moves on into the completion, so it is free before the outputs are readable, failure or not.
-  Engine::Get().PushAsync(
-      [self = shared_from_this(), plan = std::move(plan), inputs, outs = outputs, slot = std::move(slot),
-       control](const Engine::Completion& done) mutable {
-        Start(self, plan, inputs, outs, std::move(slot), control, done);
-      },
-      reads, writes);
-}
-
-void CachedOp::Start(const std::shared_ptr<CachedOp>& self, const std::shared_ptr<const Plan>& plan,
-                     const std::vector<NDArrayPtr>& inputs, const std::vector<NDArrayPtr>& outs,
-                     std::shared_ptr<CountedSlot> slot, const std::shared_ptr<InvocationControl>& control,
-                     const Engine::Completion& done) {
-  control->ThrowIfEnded();
-  std::vector<const void*> in_ptrs;
-  std::vector<bool> host_inputs;
-  std::vector<void*> out_ptrs;
-  for (const auto& a : inputs) {
-    in_ptrs.push_back(a->data());
-    host_inputs.push_back(a->device() != self->options_.device);
-  }
-  for (const auto& a : outs) out_ptrs.push_back(a->data());
-  // The completion holds the op (its parameters and plans), the plan and every array until it runs.
-  plan->RunAsync(in_ptrs, host_inputs, out_ptrs, [&control] { control->ThrowIfEnded(); },
-                 [self, plan, inputs, outs, slot = std::move(slot), control, done](std::exception_ptr error) mutable {
-                   Failure failure;
-                   if (error) {
-                     try {
-                       std::rethrow_exception(error);
-                     } catch (...) {
-                       failure = FailureFromCurrentException();
-                     }
-                   } else if (!control->Claim()) {
-                     failure = control->Check();  // cancelled or expired while the device ran it
-                   }
-                   slot.reset();
-                   done(failure);
-                 });
 }
 
 }  // namespace qv

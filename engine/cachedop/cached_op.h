@@ -60,16 +60,6 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
   void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;
-  // Pushes an invocation on a backend that completes asynchronously: it holds no engine worker.
-  void PushAsync(std::shared_ptr<const Plan> plan, const std::vector<NDArrayPtr>& inputs,
-                 const std::vector<NDArrayPtr>& outputs, std::shared_ptr<CountedSlot> slot,
-                 std::shared_ptr<InvocationControl> control, const std::vector<VarPtr>& reads,
-                 const std::vector<VarPtr>& writes);
-  // Its work: enqueues the plan's steps; the device's completion ends the engine operation (`done`).
-  static void Start(const std::shared_ptr<CachedOp>& self, const std::shared_ptr<const Plan>& plan,
-                    const std::vector<NDArrayPtr>& inputs, const std::vector<NDArrayPtr>& outs,
-                    std::shared_ptr<CountedSlot> slot, const std::shared_ptr<InvocationControl>& control,
-                    const Engine::Completion& done);
 
   BoundGraph graph_;
   std::vector<InputDType> input_dtypes_;

@@ -33,6 +33,36 @@ void CheckAllocatable(const TensorType& t, const std::string& what, const Device
     Check(d <= INT32_MAX, Status::kUnsupported, described + ": dimensions above 2^31-1 are not supported");
 }
 
+// Room for the pieces of one binding is rounded up to this, so that every tensor in the workspace
+// starts aligned for vector loads.
+constexpr size_t kPieceAlignment = 64;
+
+size_t Aligned(size_t bytes) { return (bytes + kPieceAlignment - 1) / kPieceAlignment * kPieceAlignment; }
+
+template <typename Piece>
+size_t BoundBytes(const std::vector<Piece>& pieces) {
+  size_t total = 0;
+  for (const Piece& piece : pieces) total += piece.bytes;
+  return total;
+}
+
+// A binding the steps read or write where it is: one piece in the device's memory, the tensor's size.
+bool InPlace(const InputBinding& pieces, size_t bytes) {
+  return pieces.size() == 1 && !pieces[0].host && pieces[0].bytes == bytes;
+}
+bool InPlace(const OutputBinding& pieces, size_t bytes) { return pieces.size() == 1 && pieces[0].bytes == bytes; }
+
+template <typename Binding>
+void CheckBinding(const std::vector<Binding>& bindings, const std::vector<size_t>& bytes, const char* what) {
+  Check(bindings.size() == bytes.size(), Status::kInternal,
+        std::string("a plan of ") + std::to_string(bytes.size()) + " " + what + "s run with " +
+            std::to_string(bindings.size()));
+  for (size_t i = 0; i < bindings.size(); ++i)
+    Check(BoundBytes(bindings[i]) <= bytes[i], Status::kInternal,
+          std::string(what) + " " + std::to_string(i) + " bound to " + std::to_string(BoundBytes(bindings[i])) +
+              " bytes, more than its " + std::to_string(bytes[i]));
+}
+
 }  // namespace
 
 // Walks the graph in topological order, building kernels and inserting layout conversions, then
@@ -279,28 +309,68 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
   }
 }
 
+size_t Plan::WorkspaceBytes(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs) const {
+  size_t bytes = Aligned(workspace_bytes_);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!InPlace(inputs[i], input_bytes_[i])) bytes += Aligned(input_bytes_[i]);
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (!InPlace(outputs[k], output_bytes_[k])) bytes += Aligned(output_bytes_[k]);
+  return bytes;
+}
+
+void Plan::Enqueue(Execution& execution, char* workspace, const std::vector<InputBinding>& inputs,
+                   const std::vector<OutputBinding>& outputs, const std::function<void()>& before_step) const {
+  char* room = workspace + Aligned(workspace_bytes_);  // for the bindings that are not in place
+  std::vector<const void*> in_ptrs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (InPlace(inputs[i], input_bytes_[i])) {
+      in_ptrs.push_back(inputs[i][0].data);
+      continue;
+    }
+    execution.Gather(room, input_bytes_[i], inputs[i]);
+    in_ptrs.push_back(room);
+    room += Aligned(input_bytes_[i]);
+  }
+  std::vector<void*> out_ptrs;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (InPlace(outputs[k], output_bytes_[k])) {
+      out_ptrs.push_back(outputs[k][0].data);
+      continue;
+    }
+    out_ptrs.push_back(room);
+    room += Aligned(output_bytes_[k]);
+  }
+  RunSteps(execution, workspace, in_ptrs, out_ptrs, before_step);
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (!InPlace(outputs[k], output_bytes_[k])) execution.Scatter(out_ptrs[k], outputs[k]);
+}
+
 void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
                const std::function<void()>& before_step) const {
-  const StoragePool::Lease workspace = workspaces_.Borrow(workspace_bytes_);
+  std::vector<InputBinding> in_bindings;
+  for (size_t i = 0; i < inputs.size(); ++i) in_bindings.push_back({{inputs[i], input_bytes_.at(i), false}});
+  std::vector<OutputBinding> out_bindings;
+  for (size_t k = 0; k < outputs.size(); ++k) out_bindings.push_back({{outputs[k], output_bytes_.at(k)}});
+  CheckBinding(in_bindings, input_bytes_, "input");
+  CheckBinding(out_bindings, output_bytes_, "output");
+  const StoragePool::Lease workspace = workspaces_.Borrow(WorkspaceBytes(in_bindings, out_bindings));
   // Destroyed before the workspace: it waits for steps that were started when one throws.
   const std::unique_ptr<Execution> execution = backend_.StartExecution(device_);
-  RunSteps(*execution, static_cast<char*>(workspace.data()), inputs, outputs, before_step);
+  Enqueue(*execution, static_cast<char*>(workspace.data()), in_bindings, out_bindings, before_step);
   execution->Finish();
 }
 
-void Plan::RunAsync(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
-                    const std::vector<void*>& outputs, const std::function<void()>& before_step,
-                    Execution::Done done) const {
+void Plan::RunAsync(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs,
+                    const std::function<void()>& before_step, Execution::Done done) const {
+  CheckBinding(inputs, input_bytes_, "input");
+  CheckBinding(outputs, output_bytes_, "output");
   if (replay_) {
     if (before_step) before_step();
-    if (replay_->TryRun(inputs, host_inputs, outputs, done)) return;
+    if (replay_->TryRun(inputs, outputs, done)) return;
   }
-  auto workspace = std::make_shared<StoragePool::Lease>(workspaces_.Borrow(workspace_bytes_));
+  auto workspace = std::make_shared<StoragePool::Lease>(workspaces_.Borrow(WorkspaceBytes(inputs, outputs)));
   std::unique_ptr<Execution> execution = backend_.StartExecution(device_);
-  std::vector<const void*> staged = inputs;
-  for (size_t i = 0; i < host_inputs.size(); ++i)
-    if (host_inputs[i]) staged[i] = execution->StageHostInput(inputs[i], input_bytes_[i]);
-  RunSteps(*execution, static_cast<char*>(workspace->data()), staged, outputs, before_step);
+  Enqueue(*execution, static_cast<char*>(workspace->data()), inputs, outputs, before_step);
   // The workspace goes back to the pool before `done` runs: the caller may drop the plan in it.
   execution->FinishAsync([workspace = std::move(workspace), done = std::move(done)](std::exception_ptr failure) mutable {
     workspace.reset();

@@ -29,19 +29,20 @@ class Plan : private StepSequence {
 
   const std::vector<TensorType>& output_types() const { return output_types_; }
 
-  // Runs every step; inputs and outputs are row-major. Thread-safe. `before_step`, if given, runs
-  // before each operator and may throw to stop the run there (cancellation, deadlines).
+  // Runs every step and waits for them; inputs and outputs are row-major buffers of the plan's device.
+  // Thread-safe. `before_step`, if given, runs before each operator and may throw to stop the run
+  // there (cancellation, deadlines).
   void Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
            const std::function<void()>& before_step = nullptr) const;
-  // Like Run, but returns once every step has been handed to the device, which calls `done` when they
-  // have completed (Execution::FinishAsync; on a synchronous backend at once, on this thread). Inputs
-  // flagged in `host_inputs` (empty: none) are in host memory and are staged onto the device first.
+  // Hands every step to the device and returns; the device calls `done` once they have completed
+  // (Execution::FinishAsync; on a synchronous backend at once, on this thread). Each input and output
+  // is bound to one buffer used in place, or to pieces (a batch's requests, host memory) gathered
+  // into and scattered from a buffer of the invocation's workspace (Execution::Gather, Scatter).
   // Throws, without calling `done`, if it fails before that hand-over (a step refused, before_step
-  // threw). The workspace stays borrowed until `done`; the caller keeps the plan, inputs and outputs
-  // alive until then.
-  void RunAsync(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
-                const std::vector<void*>& outputs, const std::function<void()>& before_step,
-                Execution::Done done) const;
+  // threw, pieces larger than the tensor). The workspace stays borrowed until `done`; the caller
+  // keeps the plan and the bound memory alive until then.
+  void RunAsync(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs,
+                const std::function<void()>& before_step, Execution::Done done) const;
 
  private:
   Plan(const Backend& backend, const Device& device) : backend_(backend), device_(device), workspaces_(device) {}
@@ -61,6 +62,12 @@ class Plan : private StepSequence {
   };
   class Builder;
 
+  // Gathers the inputs bound in pieces, runs every step and scatters the outputs bound in pieces, on
+  // `execution` with `workspace` (of WorkspaceBytes(inputs, outputs)).
+  void Enqueue(Execution& execution, char* workspace, const std::vector<InputBinding>& inputs,
+               const std::vector<OutputBinding>& outputs, const std::function<void()>& before_step) const;
+  // The arena plus room for each input and output that is not bound to one buffer of its size.
+  size_t WorkspaceBytes(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs) const;
   // Runs every step on `execution` in `arena`.
   void RunSteps(Execution& execution, char* arena, const std::vector<const void*>& inputs,
                 const std::vector<void*>& outputs, const std::function<void()>& before_step) const;

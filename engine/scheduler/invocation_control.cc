@@ -68,6 +68,14 @@ bool InvocationControl::SetFinisher(Finisher finish) {
   return true;
 }
 
+bool InvocationControl::TakeFinisher(Finisher* finish) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (state_ == State::kEnded) return false;
+  *finish = std::move(finisher_);
+  finisher_ = nullptr;
+  return true;
+}
+
 void InvocationControl::Finish(const Failure& failure) {
   Finisher finish;
   Failure reported;

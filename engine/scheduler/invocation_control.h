@@ -3,8 +3,9 @@
 //
 // An invocation is pending until it is cancelled, passes its deadline, or its results are claimed
 // for delivery; only a pending one can be cancelled. Whoever ends it calls its finisher (if one is
-// set) exactly once, outside any lock, so results that can be dropped early (a request waiting in a
-// batch queue or riding in someone else's batch) are reported at once.
+// set) exactly once, outside any lock, so a request waiting in a batch queue is reported at once. A
+// run takes the finisher over when it starts (TakeFinisher): its outputs are written until the run
+// is over, so the run reports its end then, whenever it ended.
 #pragma once
 
 #include <chrono>
@@ -40,6 +41,9 @@ class InvocationControl {
   bool Claim();
   // Sets the function that reports the end; false (and `finish` is dropped) if it has ended already.
   bool SetFinisher(Finisher finish);
+  // Takes the finisher out (an empty one if none was set), so that ending no longer calls it: true.
+  // False, leaving `finish` alone, if it has ended already.
+  bool TakeFinisher(Finisher* finish);
   // Ends the invocation with `failure` (ok() after a successful Claim), unless it has ended already.
   // A pending invocation past its deadline ends with Status::kDeadlineExceeded instead.
   void Finish(const Failure& failure);

@@ -6,6 +6,7 @@
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_kernel.h"
 #include "backends/cuda/device_resources.h"
+#include "backends/cuda/row_copies.h"
 #include "common/error.h"
 
 namespace qv::cuda {
@@ -24,7 +25,6 @@ CudaExecution::InFlight::~InFlight() {
     cudaEventDestroy(done);
   }
   for (void* block : pinned) PinnedHostMemory().Release(block);
-  for (void* block : staged) ResourcesOf(device.id).memory.Release(block);
 }
 
 CudaExecution::CudaExecution(const Device& device) : device_(device), work_(std::make_unique<InFlight>(device)) {}
@@ -52,14 +52,16 @@ void CudaExecution::Run(const Kernel& kernel, ExecArgs& args, int, const std::st
   EnqueueStep(kernel, args, work_->stream.context(), node, device_);
 }
 
-const void* CudaExecution::StageHostInput(const void* host, size_t bytes) {
-  Check(work_ != nullptr, Status::kInternal, "an input staged after the execution finished");
-  if (bytes == 0) return host;
+void CudaExecution::Gather(void* dst, size_t bytes, const InputBinding& pieces) {
+  Check(work_ != nullptr, Status::kInternal, "an input gathered after the execution finished");
   CurrentDevice current(device_.id);
-  void* staged = ResourcesOf(device_.id).memory.Acquire(bytes);
-  work_->staged.push_back(staged);
-  work_->pinned.push_back(EnqueueCopyFromHost(staged, host, bytes, work_->stream.get(), device_.id));
-  return staged;
+  EnqueueGather(dst, bytes, pieces, work_->stream.get(), device_.id, &work_->pinned);
+}
+
+void CudaExecution::Scatter(const void* src, const OutputBinding& pieces) {
+  Check(work_ != nullptr, Status::kInternal, "an output scattered after the execution finished");
+  CurrentDevice current(device_.id);
+  EnqueueScatter(src, pieces, work_->stream.get(), device_.id);
 }
 
 void CudaExecution::CopyInOrder(void* dst, const void* src, size_t bytes) {
@@ -105,7 +107,7 @@ void CudaExecution::FinishAsync(Done done) {
   const cudaEvent_t event = work->done;
   const Device device = device_;
   CompletionPoller::Pending pending = AwaitEvent(event, device);
-  // The stream, the event and the staged inputs go back before `done` reports the outputs readable.
+  // The stream, the event and the pinned staging go back before `done` reports the outputs readable.
   pending.done = [work = std::move(work), done = std::move(done)](std::exception_ptr failure) mutable {
     work.reset();
     done(failure);

@@ -1,7 +1,8 @@
 // One invocation's run of a plan on a GPU: a stream borrowed from the device's pool for the whole
-// invocation, host inputs staged onto the device on that stream, every step enqueued on it in order,
+// invocation, a batch's rows and host inputs gathered onto the device on that stream (outputs'
+// rows scattered back likewise), every step enqueued on it in order,
 // and an event recorded after the last step. Finish waits on the event; FinishAsync hands the event,
-// the stream and the staged inputs to the device's CompletionPoller, which reports completion from
+// the stream and the pinned staging to the device's CompletionPoller, which reports completion from
 // its own thread and only then gives them back, so no engine thread waits on the GPU.
 #pragma once
 
@@ -21,15 +22,16 @@ class CudaExecution : public Execution {
  public:
   explicit CudaExecution(const Device& device);
   // Unless FinishAsync took them over, waits for whatever was enqueued before handing the stream and
-  // the staged inputs back: the plan frees the workspace the steps use right after, also when a step
+  // the pinned staging back: the plan frees the workspace the steps use right after, also when a step
   // failed.
   ~CudaExecution() override;
 
   void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) override;
   void Finish() override;
   void FinishAsync(Done done) override;
-  // Copies `host` into pinned memory now and from there to a device buffer on the stream.
-  const void* StageHostInput(const void* host, size_t bytes) override;
+  // Host pieces go through pinned memory, copied now, kept until the stream has passed them.
+  void Gather(void* dst, size_t bytes, const InputBinding& pieces) override;
+  void Scatter(const void* src, const OutputBinding& pieces) override;
   void CopyInOrder(void* dst, const void* src, size_t bytes) override;
 
  private:
@@ -45,7 +47,6 @@ class CudaExecution : public Execution {
     StreamPool::Lease stream;
     cudaEvent_t done = nullptr;
     std::vector<void*> pinned;   // from PinnedHostMemory()
-    std::vector<void*> staged;   // from the device's memory pool
   };
 
   const Device device_;

@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_error.h"
 #include "backends/cuda/cuda_execution.h"
 #include "backends/cuda/device_resources.h"
+#include "backends/cuda/row_copies.h"
 #include "common/error.h"
 #include "common/notice.h"
 
@@ -193,8 +194,8 @@ void CudaGraphReplay::GiveUpCapture(const std::string& why) {
            "); the plan launches them one by one from now on");
 }
 
-bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
-                             const std::vector<void*>& outputs, Execution::Done& done) {
+bool CudaGraphReplay::TryRun(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs,
+                             Execution::Done& done) {
   Slot* slot = Acquire();
   if (slot == nullptr) return false;
   CurrentDevice current(device_.id);
@@ -208,15 +209,8 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
     Return(slot);
   };
   try {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const size_t bytes = steps_.input_bytes()[i];
-      if (i < host_inputs.size() && host_inputs[i]) {
-        pinned->push_back(EnqueueCopyFromHost(slot->inputs[i], inputs[i], bytes, stream, device_.id));
-      } else {
-        CheckCuda(cudaMemcpyAsync(slot->inputs[i], inputs[i], bytes, cudaMemcpyDeviceToDevice, stream),
-                  "copying an input into a graph's buffer" + where);
-      }
-    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+      EnqueueGather(slot->inputs[i], steps_.input_bytes()[i], inputs[i], stream, device_.id, pinned.get());
     if (slot->exec != nullptr) {
       CheckCuda(cudaGraphLaunch(slot->exec, stream), "launching a CUDA graph" + where);
     } else {
@@ -228,10 +222,7 @@ bool CudaGraphReplay::TryRun(const std::vector<const void*>& inputs, const std::
       const std::string failure = Capture(*slot);
       if (!failure.empty()) GiveUpCapture(failure);
     }
-    for (size_t k = 0; k < outputs.size(); ++k)
-      CheckCuda(cudaMemcpyAsync(outputs[k], slot->outputs[k], steps_.output_bytes()[k], cudaMemcpyDeviceToDevice,
-                                stream),
-                "copying a graph's output" + where);
+    for (size_t k = 0; k < outputs.size(); ++k) EnqueueScatter(slot->outputs[k], outputs[k], stream, device_.id);
     CheckCuda(cudaEventRecord(slot->done, stream), "recording completion" + where);
   } catch (...) {
     give_back();

@@ -34,8 +34,8 @@ class CudaGraphReplay : public StepReplay {
   CudaGraphReplay(const StepSequence& steps, const Device& device, bool required);
   ~CudaGraphReplay() override;
 
-  bool TryRun(const std::vector<const void*>& inputs, const std::vector<bool>& host_inputs,
-              const std::vector<void*>& outputs, Execution::Done& done) override;
+  bool TryRun(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs,
+              Execution::Done& done) override;
 
  private:
   struct Slot;

@@ -71,15 +71,6 @@ BlockPool& PinnedHostMemory() {
   return *pool;
 }
 
-void* EnqueueCopyFromHost(void* dst, const void* host, size_t bytes, cudaStream_t stream, int device) {
-  void* pinned = PinnedHostMemory().Acquire(bytes);
-  std::memcpy(pinned, host, bytes);
-  const cudaError_t status = cudaMemcpyAsync(dst, pinned, bytes, cudaMemcpyHostToDevice, stream);
-  if (status != cudaSuccess) PinnedHostMemory().Release(pinned);  // the copy never started
-  CheckCuda(status, "copying an input to gpu(" + std::to_string(device) + ")");
-  return pinned;
-}
-
 // Process-lifetime singletons: freeing CUDA memory from static destructors would race the CUDA
 // runtime's own teardown at exit.
 DeviceResources& ResourcesOf(int id) {

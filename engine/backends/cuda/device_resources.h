@@ -26,9 +26,4 @@ DeviceResources& ResourcesOf(int id);
 // Pinned host memory, shared by every device: it stages copies between host and device.
 BlockPool& PinnedHostMemory();
 
-// Copies `bytes` of host memory at `host` into a pinned block now and enqueues its copy to `dst` on
-// gpu(`device`)'s `stream`. Returns the pinned block, which the caller gives back to PinnedHostMemory()
-// once the stream has passed the copy. Throws Error.
-void* EnqueueCopyFromHost(void* dst, const void* host, size_t bytes, cudaStream_t stream, int device);
-
 }  // namespace qv::cuda

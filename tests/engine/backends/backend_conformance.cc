@@ -1,11 +1,16 @@
 #include "engine/backends/backend_conformance.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstring>
+#include <future>
 #include <map>
 #include <random>
 
+#include "graph/bound_graph.h"
+#include "graph/symbol_json.h"
 #include "ops/op.h"
+#include "plan/plan.h"
 
 using namespace qv;
 
@@ -91,6 +96,32 @@ std::vector<float> RunConv(const Backend& backend, const Harness& h, const Kerne
   return h.Download(h.Convert(out, build.output_layouts[0], plain), static_cast<size_t>(ElementCount(kOut.shape)));
 }
 
+// The convolution above as a model whose weight is a parameter.
+BoundGraph ConvModel(const std::vector<float>& weight) {
+  const Graph graph = ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "w", "inputs": []},
+      {"op": "Convolution", "name": "conv", "inputs": [[0, 0, 0], [1, 0, 0]],
+       "attrs": {"kernel": "(3, 3)", "pad": "(1, 1)", "num_filter": "8", "no_bias": "True"}}
+    ],
+    "arg_nodes": [0, 1],
+    "heads": [[2, 0, 0]]
+  })json");
+  NDArrayPtr w = NDArray::Create(kWeight.shape, DType::kFloat32);
+  w->CopyFromHost(weight.data(), weight.size() * sizeof(float));
+  return BindParameters(graph, {{"w", w}});
+}
+
+// Runs `plan` on these bindings and waits for its completion; rethrows its failure.
+void RunAndWait(const Plan& plan, const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs) {
+  std::promise<std::exception_ptr> finished;
+  plan.RunAsync(inputs, outputs, nullptr, [&finished](std::exception_ptr failure) { finished.set_value(failure); });
+  std::future<std::exception_ptr> result = finished.get_future();
+  REQUIRE(result.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+  if (const std::exception_ptr failure = result.get()) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
 void CheckBackendConformance(const Backend& backend, const Device& device) {
@@ -153,6 +184,70 @@ void CheckBackendConformance(const Backend& backend, const Device& device) {
     }
     // A plan compiled later sees the kept constant and must compute the same.
     REQUIRE(RunConv(backend, h, BuildConv(backend, *store, kept), data) == expected);
+  }
+
+  SECTION("gather and scatter move pieces in order, host ones included, and zero the padding") {
+    const auto execution = backend.StartExecution(device);
+    const std::vector<float> a = RandomFloats(6, 4), b = RandomFloats(10, 5), c = RandomFloats(4, 6);
+    const Buffer a_there = h.Upload(a), c_there = h.Upload(c);
+    const bool host_differs = device.type != DeviceType::kCpu;
+    const Buffer merged{backend.memory().Allocate(device, 24 * sizeof(float))};
+    backend.memory().CopyFromHost(device, merged.data(), RandomFloats(24, 7).data(), 24 * sizeof(float));
+    execution->Gather(merged.data(), 24 * sizeof(float),
+                      {{a_there.data(), a.size() * sizeof(float), false},
+                       {b.data(), b.size() * sizeof(float), host_differs},
+                       {c_there.data(), c.size() * sizeof(float), false}});
+    const Buffer first = h.Upload(std::vector<float>(8, -1)), second = h.Upload(std::vector<float>(12, -1));
+    execution->Scatter(merged.data(), {{first.data(), 8 * sizeof(float)}, {second.data(), 12 * sizeof(float)}});
+    execution->Finish();
+    std::vector<float> expected = a;
+    expected.insert(expected.end(), b.begin(), b.end());
+    expected.insert(expected.end(), c.begin(), c.end());
+    expected.resize(24, 0.f);
+    REQUIRE(h.Download(merged, 24) == expected);
+    REQUIRE(h.Download(first, 8) == std::vector<float>(expected.begin(), expected.begin() + 8));
+    REQUIRE(h.Download(second, 12) == std::vector<float>(expected.begin() + 8, expected.begin() + 20));
+  }
+
+  SECTION("a batch's requests get, bit for bit, what each gets alone in the same plan") {
+    const BoundGraph model = ConvModel(RandomFloats(static_cast<size_t>(ElementCount(kWeight.shape)), 8));
+    ConstantMap constants;
+    for (const auto& [id, array] : model.constants) constants[id] = std::make_shared<const Constant>(array);
+    const auto store = backend.NewConstantStore();
+    // Four rows: requests of 1, 2 and 1 rows, the second from host memory where the device is not the host.
+    const TensorType batch{{4, 16, 5, 5}, DType::kFloat32};
+    const std::unique_ptr<Plan> plan =
+        Plan::Compile(model, constants, {batch}, backend, device, Precision::kFloat32, *store);
+    const size_t row_in = static_cast<size_t>(ElementCount(kData.shape)) / 2;
+    const size_t row_out = static_cast<size_t>(ElementCount(kOut.shape)) / 2;
+    const std::vector<int> rows = {1, 2, 1};
+    std::vector<std::vector<float>> host_inputs;
+    std::vector<Buffer> inputs, outputs;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      host_inputs.push_back(RandomFloats(row_in * rows[r], 20 + static_cast<unsigned>(r)));
+      inputs.push_back(h.Upload(host_inputs.back()));
+      outputs.push_back(h.Upload(std::vector<float>(row_out * rows[r], -1)));
+    }
+    const auto input_piece = [&](size_t r) -> InputPiece {
+      const size_t bytes = host_inputs[r].size() * sizeof(float);
+      if (r == 1 && device.type != DeviceType::kCpu) return {host_inputs[r].data(), bytes, true};
+      return {inputs[r].data(), bytes, false};
+    };
+    InputBinding together_in;
+    OutputBinding together_out;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      together_in.push_back(input_piece(r));
+      together_out.push_back({outputs[r].data(), row_out * rows[r] * sizeof(float)});
+    }
+    RunAndWait(*plan, {together_in}, {together_out});
+    for (size_t r = 0; r < rows.size(); ++r) {
+      INFO("request " << r);
+      const Buffer alone = h.Upload(std::vector<float>(row_out * rows[r], -2));
+      RunAndWait(*plan, {{input_piece(r)}}, {{{alone.data(), row_out * rows[r] * sizeof(float)}}});
+      const std::vector<float> batched = h.Download(outputs[r], row_out * rows[r]);
+      const std::vector<float> single = h.Download(alone, row_out * rows[r]);
+      REQUIRE(std::memcmp(batched.data(), single.data(), single.size() * sizeof(float)) == 0);
+    }
   }
 }
 

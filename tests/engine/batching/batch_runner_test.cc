@@ -40,7 +40,7 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 10, &ends_a), b = MakeRequest(2, 100, &ends_b), c = MakeRequest(1, 1000, &ends_c);
   REQUIRE(c->control->Cancel());
-  BatchRunner(options, plans, Device{}).Run({a, b, c});
+  BatchRunner(options, plans, Device{}).Run({a, b, c}, [] {});
   REQUIRE(compiled.size() == 1);
   REQUIRE(compiled[0].shape == Shape{4, 4});  // 3 live rows padded to 4
   REQUIRE(ends_a.size() == 1);
@@ -62,7 +62,7 @@ TEST_CASE("a failing batch fails exactly its live requests with the batch's erro
   REQUIRE(b->control->Cancel());
   BatchRunner(options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
     throw Error(Status::kOutOfMemory, "no room for the batch");
-  }, Device{}).Run({a, b});
+  }, Device{}).Run({a, b}, [] {});
   REQUIRE(ends_a.size() == 1);
   REQUIRE(ends_a[0].status == Status::kOutOfMemory);
   REQUIRE(ends_a[0].message == "no room for the batch");
@@ -93,9 +93,9 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
       Device{});
   std::vector<Failure> ends;
   // A full batch leaves non-zero rows in the pooled 4 x 4 input; then 3 rows are padded to 4.
-  runner.Run({MakeRequest(4, 7, &ends)});
+  runner.Run({MakeRequest(4, 7, &ends)}, [] {});
   auto a = MakeRequest(1, 10, &ends), b = MakeRequest(2, 100, &ends);
-  runner.Run({a, b});
+  runner.Run({a, b}, [] {});
   REQUIRE(ends.size() == 3);
   for (const auto& f : ends) REQUIRE(f.ok());
   // a's row of the 4 x 4 output: column 0 of rows a, b0, b1 and the padding row.
@@ -121,10 +121,10 @@ TEST_CASE("the first batch of a row shape compiles every padded row count; a fai
   options.max_batch_size = 6;  // row counts 1, 2, 4 and 6
   BatchRunner runner(options, plans, Device{});
   std::vector<Failure> ends;
-  runner.Run({MakeRequest(1, 0, &ends)});
+  runner.Run({MakeRequest(1, 0, &ends)}, [] {});
   REQUIRE(asked == std::vector<Shape>{{1, 4}, {2, 4}, {4, 4}, {6, 4}, {1, 4}});
   asked.clear();
-  runner.Run({MakeRequest(2, 0, &ends), MakeRequest(1, 0, &ends)});
+  runner.Run({MakeRequest(2, 0, &ends), MakeRequest(1, 0, &ends)}, [] {});
   REQUIRE(asked == std::vector<Shape>{{4, 4}});  // compiled already: only the batch's own plan is asked for
   REQUIRE(ends.size() == 3);
   for (const auto& end : ends) REQUIRE(end.ok());
@@ -134,12 +134,12 @@ TEST_CASE("the first batch of a row shape compiles every padded row count; a fai
   BatchRunner wider(options, plans, Device{});
   asked.clear();
   ends.clear();
-  wider.Run({MakeRequest(3, 0, &ends)});
+  wider.Run({MakeRequest(3, 0, &ends)}, [] {});
   REQUIRE(asked == std::vector<Shape>{{1, 4}, {2, 4}, {4, 4}, {8, 4}, {4, 4}});
   REQUIRE(ends.size() == 1);
   REQUIRE(ends[0].ok());
   ends.clear();
-  wider.Run({MakeRequest(3, 0, &ends), MakeRequest(3, 0, &ends)});
+  wider.Run({MakeRequest(3, 0, &ends), MakeRequest(3, 0, &ends)}, [] {});
   REQUIRE(ends.size() == 2);
   REQUIRE(ends[0].status == Status::kOutOfMemory);
 }

@@ -99,7 +99,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
   bool running = false, release = false;
   BatchScheduler scheduler(
       options,
-      [&](const std::vector<RequestPtr>& batch) {
+      [&](const std::vector<RequestPtr>& batch, const std::function<void()>& done) {
         {
           std::unique_lock<std::mutex> lock(mu);
           running = true;
@@ -108,8 +108,9 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
         }
         for (const auto& r : batch)
           if (r->control->Claim()) r->control->Finish({});
+        done();
       },
-      nullptr);
+      nullptr, false);
   const auto request = [] {
     auto r = std::make_shared<Request>();
     r->inputs = {Filled({1, 2}, 0)};

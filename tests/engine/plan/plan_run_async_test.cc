@@ -13,6 +13,7 @@
 #include "plan/plan.h"
 #include "graph/bound_graph.h"
 #include "graph/symbol_json.h"
+#include "support/late_backend.h"
 #include "support/times_two_model.h"
 
 using namespace qv;
@@ -61,9 +62,21 @@ TEST_CASE("Execution::FinishAsync's default finishes, then calls done once on th
       }();
       CHECK(f.status == Status::kDevice);
     }
-    int dummy = 0;
-    CHECK(execution.StageHostInput(&dummy, sizeof(dummy)) == &dummy);  // host memory is the CPU's own
   }
+}
+
+TEST_CASE("Execution's default gather and scatter copy pieces in order and zero the padding", "[plan]") {
+  FakeExecution execution(false);
+  const std::vector<float> a{1, 2}, b{3, 4, 5, 6};
+  std::vector<float> merged(8, -1);
+  execution.Gather(merged.data(), merged.size() * sizeof(float),
+                   {{a.data(), a.size() * sizeof(float), false}, {b.data(), b.size() * sizeof(float), false}});
+  CHECK(merged == std::vector<float>{1, 2, 3, 4, 5, 6, 0, 0});
+  std::vector<float> first(2, -1), second(4, -1);
+  execution.Scatter(merged.data(), {{first.data(), first.size() * sizeof(float)},
+                                    {second.data(), second.size() * sizeof(float)}});
+  CHECK(first == a);
+  CHECK(second == b);
 }
 
 TEST_CASE("Plan::RunAsync on the CPU computes what Run does and calls done before returning", "[plan]") {
@@ -78,7 +91,7 @@ TEST_CASE("Plan::RunAsync on the CPU computes what Run does and calls done befor
   plan->Run({in.data()}, {sync_out.data()});
   int calls = 0;
   std::exception_ptr seen;
-  plan->RunAsync({in.data()}, {true}, {async_out.data()}, nullptr, [&](std::exception_ptr failure) {
+  plan->RunAsync({{{in.data(), 48, false}}}, {{{async_out.data(), 48}}}, nullptr, [&](std::exception_ptr failure) {
     ++calls;
     seen = failure;
   });
@@ -87,74 +100,37 @@ TEST_CASE("Plan::RunAsync on the CPU computes what Run does and calls done befor
   CHECK(async_out == sync_out);
   CHECK(async_out[1] == 2 * in[1]);
 
+  // Pieces: two requests' rows (1 and 1 of 3), gathered with a zero row after them, scattered back.
+  std::vector<float> row_a(4, -1), row_b(4, -1);
+  calls = 0;
+  plan->RunAsync({{{in.data(), 16, false}, {in.data() + 8, 16, false}}}, {{{row_a.data(), 16}, {row_b.data(), 16}}},
+                 nullptr, [&](std::exception_ptr failure) {
+                   ++calls;
+                   seen = failure;
+                 });
+  CHECK(calls == 1);
+  CHECK(seen == nullptr);
+  CHECK(row_a == std::vector<float>(sync_out.begin(), sync_out.begin() + 4));
+  CHECK(row_b == std::vector<float>(sync_out.begin() + 8, sync_out.end()));
+  // More bytes than the tensor holds is refused before anything runs.
+  CHECK_THROWS_AS(plan->RunAsync({{{in.data(), 52, false}}}, {{{async_out.data(), 48}}}, nullptr,
+                                 [&](std::exception_ptr) { ++calls; }),
+                  Error);
+  CHECK(calls == 1);
+
   // A step refused before the hand-over: RunAsync throws and `done` never runs.
   calls = 0;
-  CHECK_THROWS_AS(plan->RunAsync({in.data()}, {}, {async_out.data()},
+  CHECK_THROWS_AS(plan->RunAsync({{{in.data(), 48, false}}}, {{{async_out.data(), 48}}},
                                  [] { throw Error(Status::kCancelled, "stopped"); },
                                  [&](std::exception_ptr) { ++calls; }),
                   Error);
   CHECK(calls == 0);
 }
 
-namespace {
-
-// The CPU backend posing as one that completes asynchronously: its executions finish on a thread of
-// their own, later, as a GPU's completion thread would.
-class LateExecution : public Execution {
- public:
-  LateExecution(std::unique_ptr<Execution> inner, std::vector<std::thread>* threads)
-      : inner_(std::move(inner)), threads_(threads) {}
-  void Run(const Kernel& kernel, ExecArgs& args, int parallelism, const std::string& node) override {
-    inner_->Run(kernel, args, parallelism, node);
-  }
-  void Finish() override { inner_->Finish(); }
-  void FinishAsync(Done done) override {
-    threads_->emplace_back([done = std::move(done)] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      done(nullptr);
-    });
-  }
-
- private:
-  std::unique_ptr<Execution> inner_;
-  std::vector<std::thread>* threads_;
-};
-
-class LateBackend : public Backend {
- public:
-  explicit LateBackend(const Backend& cpu) : cpu_(cpu) {}
-  DeviceType device_type() const override { return cpu_.device_type(); }
-  void RequireDevice(const Device& device) const override { cpu_.RequireDevice(device); }
-  const DeviceMemory& memory() const override { return cpu_.memory(); }
-  bool Supports(const std::string& op) const override { return cpu_.Supports(op); }
-  std::vector<std::string> SupportedOps() const override { return cpu_.SupportedOps(); }
-  const FusionRules& fusions() const override { return cpu_.fusions(); }
-  Precision ResolvePrecision(Precision requested, const Device& device) const override {
-    return cpu_.ResolvePrecision(requested, device);
-  }
-  std::unique_ptr<ConstantStore> NewConstantStore() const override { return cpu_.NewConstantStore(); }
-  KernelBuild BuildKernel(const KernelRequest& request) const override { return cpu_.BuildKernel(request); }
-  LayoutPtr PlainLayout(const TensorType& type) const override { return cpu_.PlainLayout(type); }
-  std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const override {
-    return cpu_.MakeConversion(from, to);
-  }
-  int StepParallelism(double flops, double bytes) const override { return cpu_.StepParallelism(flops, bytes); }
-  std::unique_ptr<Execution> StartExecution(const Device& device) const override {
-    return std::make_unique<LateExecution>(cpu_.StartExecution(device), &threads);
-  }
-  bool completes_asynchronously() const override { return true; }
-
-  mutable std::vector<std::thread> threads;
-
- private:
-  const Backend& cpu_;
-};
-
-}  // namespace
 
 TEST_CASE("Plan::RunAsync on a backend that completes later returns first, then done runs once elsewhere", "[plan]") {
   const BoundGraph graph = BindParameters(ParseSymbolJson(quiver_test::kTimesTwoJson), {});
-  LateBackend late(FindBackend(Device{}));
+  quiver_test::LateBackend late(FindBackend(Device{}));
   const auto store = late.NewConstantStore();
   std::shared_ptr<const Plan> plan =
       Plan::Compile(graph, {}, {{{2, 8}, DType::kFloat32}}, late, Device{}, Precision::kFloat32, *store,
@@ -165,7 +141,7 @@ TEST_CASE("Plan::RunAsync on a backend that completes later returns first, then 
   int calls = 0;
   bool failed = false;
   std::thread::id thread;
-  plan->RunAsync({in.data()}, {}, {out.data()}, nullptr, [&, plan](std::exception_ptr failure) mutable {
+  plan->RunAsync({{{in.data(), 64, false}}}, {{{out.data(), 64}}}, nullptr, [&, plan](std::exception_ptr failure) mutable {
     plan.reset();  // the completion may drop the plan: its workspace went back first
     std::lock_guard<std::mutex> lock(mu);
     failed = failure != nullptr;

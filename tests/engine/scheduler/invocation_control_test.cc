@@ -94,3 +94,19 @@ TEST_CASE("Cancel and Claim racing from two threads: exactly one wins", "[schedu
     REQUIRE(cancelled != claimed);
   }
 }
+
+TEST_CASE("a taken finisher is no longer called when the invocation ends", "[scheduler][control]") {
+  InvocationControl c;
+  int heard = 0;
+  REQUIRE(c.SetFinisher([&](const Failure&) { ++heard; }));
+  InvocationControl::Finisher taken;
+  REQUIRE(c.TakeFinisher(&taken));
+  REQUIRE(taken);
+  REQUIRE(c.Cancel());  // still cancels
+  REQUIRE(heard == 0);  // but reports nothing: the taker does
+  taken(c.Check());
+  REQUIRE(heard == 1);
+  InvocationControl::Finisher again;
+  REQUIRE_FALSE(c.TakeFinisher(&again));  // ended
+  REQUIRE_FALSE(again);
+}

@@ -318,35 +318,41 @@ TEST_CASE("GPU: CPU inputs give the same outputs as GPU inputs", "[gpu]") {
   CHECK(out.ToTensor().shape == std::vector<int64_t>{16, 128});
 }
 
+// A batch is one invocation like any other (plan/invocation.h): its rows are gathered and scattered on
+// its stream, it completes asynchronously, and it replays its plan's CUDA graph (required: a batch
+// plan that could not be captured would fail every request).
 TEST_CASE("GPU batching: 16 concurrent clients with max_batch_size 8 get the unbatched outputs", "[gpu]") {
   const Model chain = MakeChain(4, 256);
   const Op plain(chain, kGpu);
-  const Op batched(chain, {{"device", "gpu(0)"}, {"max_batch_size", "8"}, {"batch_timeout_us", "2000"},
-                           {"instances", "2"}});
-  std::mt19937 rng(7);
-  std::vector<Tensor> inputs, want;
-  for (int c = 0; c < 16; ++c) inputs.push_back(qv_test::Random({1, 256}, &rng));
-  for (const Tensor& t : inputs) want.push_back(plain.Run(t));
-  std::vector<Tensor> got(inputs.size());
-  std::atomic<int> failures{0};
-  std::vector<std::thread> clients;
-  for (size_t c = 0; c < inputs.size(); ++c) {
-    clients.emplace_back([&, c] {
-      for (int round = 0; round < 20; ++round) {
-        try {
-          got[c] = batched.Run(inputs[c], c % 2 == 0 ? QV_GPU : QV_CPU);
-        } catch (const std::exception&) {
-          failures.fetch_add(1);
+  for (const char* graphs : {"false", "required"}) {
+    INFO("cuda_graphs=" << graphs);
+    const Op batched(chain, {{"device", "gpu(0)"}, {"max_batch_size", "8"}, {"batch_timeout_us", "2000"},
+                             {"instances", "2"}, {"cuda_graphs", graphs}});
+    std::mt19937 rng(7);
+    std::vector<Tensor> inputs, want;
+    for (int c = 0; c < 16; ++c) inputs.push_back(qv_test::Random({1, 256}, &rng));
+    for (const Tensor& t : inputs) want.push_back(plain.Run(t));
+    std::vector<Tensor> got(inputs.size());
+    std::atomic<int> failures{0};
+    std::vector<std::thread> clients;
+    for (size_t c = 0; c < inputs.size(); ++c) {
+      clients.emplace_back([&, c] {
+        for (int round = 0; round < 20; ++round) {
+          try {
+            got[c] = batched.Run(inputs[c], c % 2 == 0 ? QV_GPU : QV_CPU);
+          } catch (const std::exception&) {
+            failures.fetch_add(1);
+          }
         }
-      }
-    });
-  }
-  for (auto& th : clients) th.join();
-  CHECK(failures.load() == 0);
-  for (size_t c = 0; c < inputs.size(); ++c) {
-    const qv_test::Comparison cmp = qv_test::Compare(got[c], want[c]);
-    INFO("client " << c << ": " << cmp.Describe(got[c], want[c]));
-    CHECK(cmp.ok());
+      });
+    }
+    for (auto& th : clients) th.join();
+    CHECK(failures.load() == 0);
+    for (size_t c = 0; c < inputs.size(); ++c) {
+      const qv_test::Comparison cmp = qv_test::Compare(got[c], want[c]);
+      INFO("client " << c << ": " << cmp.Describe(got[c], want[c]));
+      CHECK(cmp.ok());
+    }
   }
 }
 
