@@ -1,8 +1,12 @@
 // Cached ops: creation from a symbol and parameters, and asynchronous invocation.
 #include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "arguments.h"
 #include "graph_description.h"
+#include "cachedop/cached_op_options.h"
 #include "handles.h"
 #include "scheduler/invocation_control.h"
 
@@ -108,6 +112,19 @@ int QvCachedOpDescribe(QvCachedOpHandle op, const char** json) {
   return capi::Guard([&] {
     capi::Require(json, "json");
     *json = capi::CachedOps().Get(op, "cached op")->description.c_str();
+  });
+}
+
+int QvListCachedOpFlags(const char** json) {
+  return capi::Guard([&] {
+    capi::Require(json, "json");
+    static const std::string text = [] {
+      nlohmann::json flags = nlohmann::json::array();
+      for (const qv::CachedOpFlag& f : qv::CachedOpFlags())
+        flags.push_back({{"name", f.name}, {"default", f.default_value}, {"help", f.help}});
+      return flags.dump();
+    }();
+    *json = text.c_str();
   });
 }
 

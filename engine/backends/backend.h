@@ -168,6 +168,13 @@ enum class StepRecording {
   kRequired,   // as kPreferred, but a plan whose steps cannot be recorded fails its invocations (tests)
 };
 
+// Options that only some devices act on (cached-op flags naming a device's feature); other backends
+// ignore them.
+struct BackendOptions {
+  // Whether plans replay a recording of their steps (flag cuda_graphs; Backend::NewStepReplay).
+  StepRecording step_recording = StepRecording::kPreferred;
+};
+
 // Runs one plan's steps as a recording (a CUDA graph) made on first use, for a backend that can.
 // Thread-safe; owned by the plan, which outlives every run it started.
 class StepReplay {
@@ -226,7 +233,8 @@ class Backend {
   }
 };
 
-// Called once per device type, at static-initialisation time, by the backend's own code.
+// Called once per device type, at static-initialisation time, by the backend's own code: registers the
+// backend and its memory (DeviceMemoryOf, which arrays of that device allocate through) together.
 void RegisterBackend(const Backend* backend);
 // The backend for `device`'s type; throws NoBackendError when this build has none.
 const Backend& FindBackend(const Device& device);

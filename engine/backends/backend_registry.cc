@@ -11,7 +11,10 @@ DeviceTypeRegistry<Backend>& Registry() {
 
 }  // namespace
 
-void RegisterBackend(const Backend* backend) { Registry().Register(backend->device_type(), backend); }
+void RegisterBackend(const Backend* backend) {
+  RegisterDeviceMemory(backend->device_type(), &backend->memory());
+  Registry().Register(backend->device_type(), backend);
+}
 
 const Backend& FindBackend(const Device& device) {
   const Backend* backend = Registry().Find(device.type);

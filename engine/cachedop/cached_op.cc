@@ -160,7 +160,7 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   std::lock_guard<std::mutex> compiling(compile_mu_);
   if (auto plan = FindPlan(key)) return plan;
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device,
-                                                    options_.precision, *store_, options_.record_graphs);
+                                                    options_.precision, *store_, options_.backend.step_recording);
   plans_.Insert(key, plan);
   // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
   for (int id : packable_) constants_[id] = store_->Repack(constants_[id]);

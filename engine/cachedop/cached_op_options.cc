@@ -91,7 +91,7 @@ const std::vector<CachedOpFlag>& CachedOpFlags() {
       {"precision", "float32", "float32, bfloat16, int8 or auto: what the op computes in",
        [](CachedOpOptions& o, const std::string& v) { o.precision = ParsePrecision("precision", v); }},
       {"cuda_graphs", "true", "true, false or required: replay each gpu(N) plan as a CUDA graph",
-       [](CachedOpOptions& o, const std::string& v) { o.record_graphs = ParseRecordingFlag("cuda_graphs", v); }},
+       [](CachedOpOptions& o, const std::string& v) { o.backend.step_recording = ParseRecordingFlag("cuda_graphs", v); }},
       {"max_batch_size", "1", "rows merged along axis 0 into one run (a request queue)",
        [](CachedOpOptions& o, const std::string& v) { ApplyBatching(o, "max_batch_size", v); }},
       {"batch_timeout_us", "1000", "how long the oldest queued request waits for others (a request queue)",

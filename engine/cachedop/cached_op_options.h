@@ -25,11 +25,10 @@ struct CachedOpOptions {
   size_t max_plans = 64;  // compiled plans kept (plan_cache.h)
   bool thread_safe = true;
   Precision precision = Precision::kFloat32;  // as asked; the op holds the backend's resolution of it
-  // Whether each plan is replayed as a CUDA graph (GPU ops only): flag cuda_graphs.
-  StepRecording record_graphs = StepRecording::kPreferred;
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   std::map<std::string, DType> data_types;   // input element types other than the symbol's (input_dtypes.h)
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
+  BackendOptions backend;                     // what only some devices act on (cuda_graphs)
 
   // From the C API's string flags; unknown keys and bad values throw Status::kInvalidArgument.
   static CachedOpOptions Parse(const std::vector<std::pair<std::string, std::string>>& flags, bool thread_safe);

@@ -10,7 +10,8 @@ Example::
 """
 
 import atexit as _atexit
-from typing import NamedTuple as _NamedTuple, Tuple as _Tuple
+import json as _json
+from typing import List as _List, NamedTuple as _NamedTuple, Tuple as _Tuple
 
 from . import capi
 from .calibration import calibrate
@@ -32,7 +33,7 @@ __all__ = [
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "Segmentation", "Segmenter", "ShapeError",
     "UnsupportedError",
-    "get_num_threads", "memory_stats", "set_num_threads", "version", "wait_all",
+    "CachedOpFlag", "cached_op_flags", "get_num_threads", "memory_stats", "set_num_threads", "version", "wait_all",
 ]
 
 
@@ -45,6 +46,18 @@ class MemoryStats(_NamedTuple):
 def memory_stats() -> MemoryStats:
     """Bytes of native array storage, parameters and workspaces, and arrays alive."""
     return MemoryStats(*capi.QvGetMemoryStats())
+
+
+class CachedOpFlag(_NamedTuple):
+    """One flag a model takes (Predictor's ``options``, ``quiver --option``): its default ("" if none)."""
+    name: str
+    default: str
+    help: str
+
+
+def cached_op_flags() -> _List[CachedOpFlag]:
+    """Every cached-op flag the runtime takes, from the table it parses them with (QvListCachedOpFlags)."""
+    return [CachedOpFlag(f["name"], f["default"], f["help"]) for f in _json.loads(capi.QvListCachedOpFlags())]
 
 
 def set_num_threads(threads: int) -> None:

@@ -370,6 +370,12 @@ QV_EXPORT int QvCachedOpDescribe(QvCachedOpHandle op, const char **json);
  * creation: "auto" is never returned). *precision is a static string. Never blocks. */
 QV_EXPORT int QvCachedOpGetPrecision(QvCachedOpHandle op, const char **precision);
 
+/* Every flag QvCreateCachedOpEx takes, as a JSON array (UTF-8) in the order documented above:
+ *   [{"name": "device", "default": "cpu", "help": "..."}, ...]
+ * ("default" is "" where a flag has none). The same table parses the flags, so this list is never out of
+ * date. Keys may be added in later versions, never removed. *json is a static string. Never blocks. */
+QV_EXPORT int QvListCachedOpFlags(const char **json);
+
 /* ---------------------------------------------------------------------------------------------------
  * Int8 calibration (for float32 models; see README: Precision)
  * ------------------------------------------------------------------------------------------------- */

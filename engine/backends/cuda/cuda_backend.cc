@@ -104,12 +104,7 @@ class CudaBackend : public Backend {
   CudaFusionRules fusions_;
 };
 
-const bool kRegistered = [] {
-  auto* backend = new CudaBackend;
-  RegisterDeviceMemory(DeviceType::kGpu, &backend->memory());
-  RegisterBackend(backend);
-  return true;
-}();
+const bool kRegistered = (RegisterBackend(new CudaBackend), true);
 
 }  // namespace
 }  // namespace qv::cuda

@@ -5,6 +5,7 @@ import argparse
 import sys
 from typing import Dict, List, NoReturn, Optional, Sequence, Tuple
 
+from .. import cached_op_flags
 from ..data_desc import DataDesc
 
 Shape = Tuple[str, Tuple[int, ...]]
@@ -43,8 +44,10 @@ def add_model(parser: argparse.ArgumentParser, shape_help: str) -> None:
     parser.add_argument("--epoch", type=int, default=0, help="the epoch in the .params file name (default 0)")
     parser.add_argument("--shape", type=shape, action="append", default=[], metavar="NAME:D1,D2,...",
                         help=shape_help)
+    known = ", ".join(flag.name for flag in cached_op_flags())
     parser.add_argument("--option", type=option, action="append", default=[], metavar="KEY=VALUE",
-                        help="a cached-op flag passed to the runtime as is (repeatable), e.g. max_inflight=8")
+                        help=f"a cached-op flag passed to the runtime as is (repeatable), e.g. max_inflight=8; "
+                             f"the flags: {known} (`quiver flags` describes them)")
 
 
 def input_descs(shapes: Sequence[Shape], batch_size: Optional[int] = None) -> Optional[List[DataDesc]]:

@@ -19,7 +19,7 @@ TEST_CASE("each flag's documented default is what the options hold without it", 
     CHECK(given.max_inflight == none.max_inflight);
     CHECK(given.max_plans == none.max_plans);
     CHECK(given.precision == none.precision);
-    CHECK(given.record_graphs == none.record_graphs);
+    CHECK(given.backend.step_recording == none.backend.step_recording);
     CHECK(given.batching.max_batch_size == none.batching.max_batch_size);
     CHECK(given.batching.batch_timeout_us == none.batching.batch_timeout_us);
     CHECK(given.batching.instances == none.batching.instances);

@@ -54,7 +54,7 @@ TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]")
 
 TEST_CASE("flag cuda_graphs: true, false or required on any device, anything else refused", "[cachedop]") {
   const auto recording = [](const std::vector<std::pair<std::string, std::string>>& flags) {
-    return CachedOpOptions::Parse(flags, true).record_graphs;
+    return CachedOpOptions::Parse(flags, true).backend.step_recording;
   };
   CHECK(recording({}) == StepRecording::kPreferred);
   CHECK(recording({{"cuda_graphs", "false"}}) == StepRecording::kOff);
