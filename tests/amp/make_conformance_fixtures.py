@@ -109,7 +109,7 @@ def main():
         conformance = json.load(f)
     compared = [m for m in conformance["models"]
                  if m["task"] not in ("sequence", "rcnn") and (m["task"] != "detection" or is_ssd(args.conformance, m))
-                 and not typed_input(args.conformance, m)]
+                 and not typed_input(args.conformance, m) and all("input" in c for c in m["cases"])]
     left_out = [m["name"] for m in conformance["models"] if m not in compared]
     if left_out:
         AMP.log("left out (no per-anchor outputs defined for them, several inputs, or a typed input): %s" % ", ".join(left_out))

@@ -92,6 +92,18 @@ SYMBOLIC_DENSE = ["mxnet_symbolic_fpn"]
 # batch 1 only (Proposal takes one image), at two sizes; and the form MXNet 1.9.1's rcnn example builds
 # (softmax over axis 1, MultiProposal), which takes a batch.
 SYMBOLIC_RCNN = {"mxnet_symbolic_rcnn": [(1, 256), (1, 192)], "mxnet_symbolic_rcnn_multi": [(2, 192), (1, 256)]}
+# Tracking (GluonCV's SiamRPN, export_tracker()): two inputs, the template (data0) and the search region
+# (data1); outputs the anchors' class scores and box offsets. Its DepthwiseXCorr bakes every feature-map
+# size into Reshape attributes, so an export takes one template size, one search size and one batch
+# size: GluonCV's tracking form (bz=1, is_train=False) template 127 and search 287 (its tracker's
+# INSTANCE_SIZE), batch 1; its training form (is_train=True) search 255, built here with bz=2 for batch
+# 2. MXNet does not check a Reshape's element count (matrix_op-inl.h: the check is compiled out): fed
+# search 255, the tracking form reads 45056 values past its search features' buffer, whatever memory
+# follows, and fed batch 2 it corrupts the heap. Quiver refuses such sizes (test_conformance.py).
+# Cases are (batch, template size, search size).
+TRACKERS = {"siamrpn_alexnet_v2_otb15": {"bz": 1, "is_train": False, "cases": [(1, 127, 287)]},
+            "siamrpn_alexnet_v2_otb15_bz2": {"bz": 2, "is_train": True, "cases": [(2, 127, 255)]}}
+TRACKER_INPUTS = ("data0", "data1")
 # Small BERT encoders (sequence_models.py): (batch, sequence length) cases.
 SEQUENCE_CASES = [(1, 8), (3, 8), (1, 16), (3, 16)]
 
@@ -227,6 +239,8 @@ def legacy_unrolled_lstm(steps):
 def task(name):
     if name in sequence_models.SEQUENCE_MODELS:
         return "sequence"
+    if name in TRACKERS:
+        return "tracking"
     if name in DETECTORS + SYMBOLIC_DETECTORS + GLUONCV_RCNN:
         return "detection"
     return "segmentation" if name in SEGMENTERS else "pose" if name in POSE else "classification"
@@ -390,6 +404,10 @@ def calibrate(sym, args, auxs, x, rng, inputs=None):
     output_names = internals.list_outputs()
     feeds_bn = {n["inputs"][0][0] for n in nodes if n["op"] == "BatchNorm"}
     scaled = set()
+    # A node's parameters: its inputs past the data that are variables (SiamRPN's correlation takes its
+    # weight from the template branch, which the layers before it have set).
+    params_of = {i: [nodes[e[0]]["name"] for e in n["inputs"][1:] if nodes[e[0]]["op"] == "null"]
+                 for i, n in enumerate(nodes)}
 
     def measure(i):
         # Nodes of one name (a shared layer's uses) are that name's outputs in the same (graph) order.
@@ -403,7 +421,7 @@ def calibrate(sym, args, auxs, x, rng, inputs=None):
         return ex.forward(is_train=False)[0].asnumpy().astype(np.float64)
 
     for i, n in enumerate(nodes):
-        params = [nodes[e[0]]["name"] for e in n["inputs"][1:]]
+        params = params_of[i]
         if n["op"] == "BatchNorm":
             gamma, beta, mean, var = params[:4]
             args[gamma] = mx.nd.array(rng.uniform(0.5, 1.5, args[gamma].shape))
@@ -413,7 +431,7 @@ def calibrate(sym, args, auxs, x, rng, inputs=None):
             measured = v.var(axis=axes)
             auxs[mean] = mx.nd.array(v.mean(axis=axes))
             auxs[var] = mx.nd.array(np.maximum(measured, 0.25 * measured.mean()))
-        elif n["op"] in ("Convolution", "FullyConnected") and i not in feeds_bn and not scaled & set(params):
+        elif n["op"] in ("Convolution", "FullyConnected") and i not in feeds_bn and params and not scaled & set(params):
             std = measure(i).std()
             if std > 0 and np.isfinite(std):
                 for p in params:
@@ -480,12 +498,14 @@ def mask_logits(sym):
 
 def run_both(sym, args, auxs, x):
     """The symbol's outputs run in float32 and in float64 (float64 arrays), or None where MXNet cannot
-    run it in float64."""
+    run it in float64. `x`: the data input, or a dict of the inputs by name."""
+    inputs = x if isinstance(x, dict) else {"data": x}
     runs = []
     for dtype in ("float32", "float64"):
-        feed = dict(args, data=mx.nd.array(x, dtype=x.dtype))
+        feed = dict(args, **{k: mx.nd.array(v, dtype=v.dtype) for k, v in inputs.items()})
         # An integer input (a typed data variable) stays as it is in both runs.
-        cast = {k: dtype if k != "data" or x.dtype.kind == "f" else x.dtype for k in sym.list_arguments()}
+        cast = {k: dtype if k not in inputs or inputs[k].dtype.kind == "f" else inputs[k].dtype
+                for k in sym.list_arguments()}
         try:
             ex = in_dtype(sym, dtype).bind(
                 mx.cpu(), args={k: feed[k].astype(cast[k]) for k in sym.list_arguments()},
@@ -656,6 +676,50 @@ def export_rcnn(name, cases, out_dir, tmp_dir):
     return entry
 
 
+def export_tracker(name, cases, out_dir, tmp_dir):
+    """GluonCV's SiamRPN in the form TRACKERS names, calibrated on its first case's inputs (a template
+    and a search region, N(0, 1)); per case its two inputs and MXNet's two outputs. Compared as a
+    classifier's outputs (task "tracking")."""
+    seed = zlib.crc32(name.encode()) % (2 ** 31)
+    rng = np.random.RandomState(seed)
+    mx.random.seed(seed)
+    from gluoncv import model_zoo
+    config = TRACKERS[name]
+    net = model_zoo.get_model("siamrpn_alexnet_v2_otb15", pretrained=False, bz=config["bz"],
+                              is_train=config["is_train"])
+    initialize(net)
+
+    def inputs(batch, template, search):
+        return {k: rng.normal(0, 1, (batch, 3, size, size)).astype(np.float32)
+                for k, size in zip(TRACKER_INPUTS, (template, search))}
+
+    calib = {k: mx.nd.array(v) for k, v in inputs(*cases[0]).items()}
+    net.hybridize()
+    net(*[calib[k] for k in TRACKER_INPUTS])
+    net.export(os.path.join(tmp_dir, name))
+    sym, args, auxs = mx.model.load_checkpoint(os.path.join(tmp_dir, name), 0)
+    calibrate(sym, args, auxs, None, rng, inputs=calib)
+    prefix = os.path.join(out_dir, name)
+    mx.model.save_checkpoint(prefix, 0, sym, args, auxs)
+    model = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", list(TRACKER_INPUTS), prefix + "-0000.params")
+    model.hybridize()
+    entry = {"name": name, "prefix": name, "task": task(name), "cases": [], "refused": []}
+    for batch, template, search in cases:
+        feed = inputs(batch, template, search)
+        outs = [o.asnumpy() for o in model(*[mx.nd.array(feed[k]) for k in TRACKER_INPUTS])]
+        tag = "%s-%s" % (shape_tag(feed["data0"].shape), shape_tag(feed["data1"].shape))
+        case = {"inputs": {}, "shape": list(feed["data1"].shape), "outputs": [],
+                "mxnet_float32_error": float32_error(sym, args, auxs, feed, "classification")}
+        for k in TRACKER_INPUTS:
+            case["inputs"][k] = "%s-%s-%s.npy" % (name, k, tag)
+            np.save(os.path.join(out_dir, case["inputs"][k]), feed[k])
+        for i, o in enumerate(outs):
+            case["outputs"].append("%s-out%d-%s.npy" % (name, i, tag))
+            np.save(os.path.join(out_dir, case["outputs"][-1]), o)
+        entry["cases"].append(case)
+    return entry
+
+
 def text_init(key):
     """Embeddings N(0, 1), every RNN weight and bias U(-0.4, 0.4), the Dense layer Xavier."""
     return (mx.init.Normal(1.0) if "embed" in key else mx.init.Xavier() if ("dense" in key or "fc" in key) and
@@ -732,7 +796,8 @@ def main():
     everything = (CLASSIFIERS + DETECTORS + GLUONCV_RCNN + SYMBOLIC_DETECTORS + SYMBOLIC_DENSE + SEGMENTERS +
                   list(POSE) + GLUONCV_CLASSIFIERS + list(DEPTH) + list(VIDEO) + list(sequence_models.SEQUENCE_MODELS))
     plan = CI if a.set == "ci" else dict({n: full_cases(n) for n in everything}, **{n: TEXT_CASES for n in TEXT},
-                                         **SYMBOLIC_RCNN, **UNROLLED_CASES)
+                                         **SYMBOLIC_RCNN, **UNROLLED_CASES,
+                                         **{n: t["cases"] for n, t in TRACKERS.items()})
     if a.only:
         unknown = sorted(set(a.only) - set(plan))
         if unknown:
@@ -744,7 +809,8 @@ def main():
     for name, cases in plan.items():
         start = time.time()
         exporter = (sequence_models.export if name in sequence_models.SEQUENCE_MODELS else
-                    export_text if name in TEXT or name in UNROLLED else export_rcnn if name in SYMBOLIC_RCNN else export)
+                    export_text if name in TEXT or name in UNROLLED else export_rcnn if name in SYMBOLIC_RCNN else
+                    export_tracker if name in TRACKERS else export)
         models.append(exporter(name, cases, a.out, tmp_dir))
         shutil.rmtree(tmp_dir)
         os.makedirs(tmp_dir)

@@ -2,8 +2,9 @@
 compared with the outputs real MXNet 1.9.1 recorded for the same inputs.
 
 Classifiers, segmentation models (GluonCV FCN, PSPNet, DeepLabV3: a dense map of class scores per
-pixel), pose estimators (task "pose": dense keypoint heatmaps) and sequence models (task "sequence": a
-small BERT encoder's outputs), all compared as a classifier's output
+pixel), pose estimators (task "pose": dense keypoint heatmaps), sequence models (task "sequence": a
+small BERT encoder's outputs) and trackers (task "tracking": SiamRPN's anchor scores and box offsets
+for a template and a search region), all compared as a classifier's output
 is: max |quiver - mxnet| <= 1e-4 x the output's scale (max |mxnet|). Detectors (GluonCV SSD and
 YOLOv3, CenterNet, Faster R-CNN, outputs ids, scores, boxes; Mask R-CNN, masks too; MXNet's symbolic
 SSD, one (N, anchors, 6) output of rows with boxes relative to the image): the same detections above a
@@ -266,6 +267,22 @@ def test_matches_mxnet(model, case):
         report(model["name"], case["shape"], error, mxnet_error, error <= bound)
         assert error <= bound, (f"max |quiver - mxnet| / max |mxnet| = {error:.2e} > {bound:.2e} "
                                 f"(MXNet float32 vs float64: {mxnet_error:.2e})")
+
+
+@pytest.mark.parametrize("model", [m for m in {m["name"]: m for m, _ in CASES}.values() if m["task"] == "tracking"],
+                         ids=lambda m: m["name"])
+def test_tracker_refuses_sizes_its_export_did_not_bake(model):
+    """SiamRPN's export fixes its feature maps' sizes in Reshape attributes (make_fixtures.py: TRACKERS).
+    MXNet, whose Reshape does not check the element count, reads past its buffers at another search size
+    and corrupts its heap at another batch size; Quiver refuses both, naming the Reshape."""
+    case = model["cases"][0]
+    x = {name: np.load(FIXTURES / f) for name, f in case["inputs"].items()}
+    batch, _, size = x["data1"].shape[:3]
+    other_search = dict(x, data1=np.zeros((batch, 3, size - 32, size - 32), np.float32))
+    other_batch = {name: np.concatenate([a, a]) for name, a in x.items()}
+    for feed in (other_search, other_batch):
+        with pytest.raises(quiver.ShapeError, match=r"\(Reshape\): cannot reshape .* element count"):
+            predictor(model["prefix"]).predict(feed)
 
 
 @pytest.mark.parametrize("model", [m for m in {m["name"]: m for m, _ in CASES}.values() if m["task"] == "detection"],

@@ -120,14 +120,14 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   const auto p = ConvolutionParams::Parse(req.attrs);
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
-  Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
-  Check(!bias || bias->constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
 
   if (req.precision == Precision::kInt8) {
     const Int8Hints hints = Int8Hints::Parse(req.attrs);
     Check(!hints.present || p.kernel.size() == 2, Status::kUnsupported,
           req.attrs.Where() + "int8 3-D convolution is not supported");
+    Check(!hints.present || (weight.constant && (!bias || bias->constant)), Status::kUnsupported,
+          req.attrs.Where() + "an int8 convolution needs its weight and bias to be parameters");
     if (hints.present) return BuildInt8Convolution(req, p, hints);
   }
 
@@ -154,21 +154,24 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
                                                        bias_desc, dst_any, strides, dilates, pad, pad, ConvAttr(p));
   const Desc src = pd.src_desc(), wei = pd.weights_desc(), dst = pd.dst_desc();
 
+  KernelBuild build;
   std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, build.AddRuntimeInput(0, src), nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   const Desc wei_plain = PlainWeights(p, wdims, f32);
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
-  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
-
-  KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {src};
-  if (p.has_sum()) {
-    build.runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
-    build.input_descs.push_back(dst);
-    build.accumulate_input = 1;
+  if (weight.constant) {
+    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+  } else {
+    // A weight the graph computes (SiamRPN's correlation): row-major from the plan, packed per run.
+    const int at = build.AddRuntimeInput(1, PlainDesc(w));
+    args[DNNL_ARG_WEIGHTS] = wei == wei_plain ? ArgSource{ArgSource::kInput, at, nullptr, wei}
+                                              : ArgSource{ArgSource::kPackedInput, at, nullptr, wei, 0, wei_plain};
   }
+  if (bias && bias->constant)
+    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+  else if (bias)
+    args[DNNL_ARG_BIAS] = {ArgSource::kInput, build.AddRuntimeInput(2, bias_desc), nullptr, bias_desc};
+  if (p.has_sum()) build.accumulate_input = build.AddRuntimeInput(static_cast<int>(req.inputs.size()) - 1, dst);
   build.output_descs = {dst};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, w);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));

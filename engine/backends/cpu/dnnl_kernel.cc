@@ -54,6 +54,8 @@ class PoolThreads : public dnnl::threadpool_interop::threadpool_iface {
 };
 
 thread_local ThreadScratchpad t_scratchpad;
+// Where kPackedInput arguments are reordered to, for the primitive that runs right after.
+thread_local ThreadScratchpad t_packed;
 
 // This thread's stream, its loops `threads` wide. Deliberately never destroyed: worker threads live
 // until the process exits.
@@ -136,7 +138,14 @@ DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<i
     : args_(std::move(args)),
       scale_writes_(std::move(scale_writes)),
       primitive_(pd.get()),
-      scratchpad_(pd.scratchpad_desc()) {}
+      scratchpad_(pd.scratchpad_desc()) {
+  for (const auto& [id, source] : args_) {
+    if (source.kind != ArgSource::kPackedInput) continue;
+    const dnnl::reorder::primitive_desc reorder(CpuEngine(), source.from, CpuEngine(), source.desc, BaseAttr());
+    packings_.push_back({id, dnnl::reorder(reorder), reorder.scratchpad_desc(), packed_bytes_});
+    packed_bytes_ += (source.desc.get_size() + 63) / 64 * 64;
+  }
+}
 
 void DnnlKernel::Execute(const ExecArgs& exec) const {
   for (const ScaleWrite& w : scale_writes_) {
@@ -144,9 +153,23 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
     if (w.from_input >= 0) std::memcpy(&value, static_cast<const char*>(exec.inputs[w.from_input]) + w.from_offset, sizeof value);
     std::memcpy(static_cast<char*>(exec.outputs[w.output]) + w.offset, &value, sizeof value);
   }
+  dnnl::stream& stream = ThreadStream(exec.threads);
   std::unordered_map<int, dnnl::memory> args;
   args.reserve(args_.size() + 1);
+  char* packed = packings_.empty() ? nullptr : static_cast<char*>(t_packed.Get(packed_bytes_));
+  for (const Packing& p : packings_) {
+    const ArgSource& source = args_.at(p.arg);
+    const dnnl::memory to(source.desc, CpuEngine(), packed + p.offset);
+    std::unordered_map<int, dnnl::memory> reorder_args = {
+        {DNNL_ARG_FROM, dnnl::memory(source.from, CpuEngine(), exec.inputs[source.index])}, {DNNL_ARG_TO, to}};
+    if (p.scratchpad.get_size() > 0)
+      reorder_args.emplace(DNNL_ARG_SCRATCHPAD,
+                           dnnl::memory(p.scratchpad, CpuEngine(), t_scratchpad.Get(p.scratchpad.get_size())));
+    p.reorder.execute(stream, reorder_args);
+    args.emplace(p.arg, to);
+  }
   for (const auto& [id, source] : args_) {
+    if (source.kind == ArgSource::kPackedInput) continue;  // packed above
     void* ptr = nullptr;
     switch (source.kind) {
       case ArgSource::kInput: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
@@ -154,13 +177,13 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
       case ArgSource::kConstant: ptr = source.constant.get(); break;
       case ArgSource::kInputScale: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
       case ArgSource::kOutputScale: ptr = static_cast<char*>(exec.outputs[source.index]) + source.offset; break;
+      case ArgSource::kPackedInput: break;
     }
     args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
   }
   const size_t scratchpad_bytes = scratchpad_.get_size();
   if (scratchpad_bytes > 0)
     args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, CpuEngine(), t_scratchpad.Get(scratchpad_bytes)));
-  dnnl::stream& stream = ThreadStream(exec.threads);
   primitive_.execute(stream, args);
   stream.wait();
 }

@@ -26,12 +26,14 @@ struct ArgSource {
   // kInput/kOutput: a runtime tensor, read from `offset` bytes into its buffer (a strided view of part
   // of it, as the interleaved attention products read their queries, keys and values);
   // kInputScale/kOutputScale: the scale stored after its int8 data (kernel.h: Quantization), `offset`
-  // bytes into the buffer.
-  enum Kind { kInput, kOutput, kConstant, kInputScale, kOutputScale } kind;
+  // bytes into the buffer; kPackedInput: a runtime input in layout `from`, reordered into `desc` before
+  // every run (a weight the graph computes: packed per run, where a parameter's is packed once).
+  enum Kind { kInput, kOutput, kConstant, kInputScale, kOutputScale, kPackedInput } kind;
   int index = 0;                 // into ExecArgs::inputs / outputs
   std::shared_ptr<void> constant;  // kConstant: data in `desc`, owned here
   Desc desc;
   size_t offset = 0;
+  Desc from = Desc();  // kPackedInput: the layout the input arrives in
 };
 
 // Before the primitive runs, output `output`'s scale (at `offset`) is set: to `value`, or, when
@@ -55,7 +57,17 @@ class DnnlKernel : public Kernel {
   void Execute(const ExecArgs& args) const override;
 
  private:
+  // A kPackedInput argument's reorder, into `offset` bytes of this thread's packing buffer.
+  struct Packing {
+    int arg;
+    dnnl::primitive reorder;
+    Desc scratchpad;
+    size_t offset;
+  };
+
   std::unordered_map<int, ArgSource> args_;
+  std::vector<Packing> packings_;
+  size_t packed_bytes_ = 0;
   std::vector<ScaleWrite> scale_writes_;
   const dnnl::primitive primitive_;
   const Desc scratchpad_;

@@ -19,7 +19,8 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const int64_t k = weight.type.shape[1];
   const int64_t rows = ElementCount(x) / k;
   const Int8Input in = Int8InputOf(data, h);
-  const bool view_4d = p.flatten && x.size() == 4;
+  // A weight the graph computes arrives as the (num_hidden, K) matrix it is: the data is viewed in 2-D to match.
+  const bool view_4d = p.flatten && x.size() == 4 && weight.constant;
   const memory::dims wdims = view_4d ? memory::dims{p.num_hidden, x[1], x[2], x[3]} : memory::dims{p.num_hidden, k};
   const auto wtag = view_4d ? memory::format_tag::oihw : memory::format_tag::ab;
   Desc src = Desc({rows, k}, in.type, memory::format_tag::ab);
@@ -60,10 +61,11 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const auto p = FullyConnectedParams::Parse(req.attrs);
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
-  Check(weight.constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
-  Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
+  const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
   if (req.precision == Precision::kInt8) {
     const Int8Hints hints = Int8Hints::Parse(req.attrs);
+    Check(!hints.present || (weight.constant && (!bias || bias->constant)), Status::kUnsupported,
+          req.attrs.Where() + "an int8 FullyConnected needs its weight and bias to be parameters");
     if (hints.present) return BuildInt8FullyConnected(req, p, hints);
   }
   const Shape& x = data.type.shape;
@@ -73,7 +75,8 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   // Data and weights in the op's precision; bias, accumulation and the output stay float32.
   const auto type = ComputeType(req.precision);
 
-  const bool view_4d = p.flatten && x.size() == 4;
+  // A weight the graph computes arrives as the (num_hidden, K) matrix it is: the data is viewed in 2-D to match.
+  const bool view_4d = p.flatten && x.size() == 4 && weight.constant;
   Desc src, wei_plain, wei_any;
   if (view_4d) {
     // The producer's layout when it is in the compute type already, else the one oneDNN prefers.
@@ -85,24 +88,31 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
     wei_plain = Desc({p.num_hidden, k}, f32, memory::format_tag::ab);
     wei_any = Desc({p.num_hidden, k}, type, memory::format_tag::any);
   }
-  const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
+  const Desc bias_desc = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
   const Desc dst({rows, p.num_hidden}, f32, memory::format_tag::ab);
   const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
-                                                         wei_any, bias, dst, BaseAttr());
+                                                         wei_any, bias_desc, dst, BaseAttr());
   src = pd.src_desc();
   // The runtime input as the plan sees it: the 4-D layout, or the row-major data behind the 2-D view.
   const Desc input_desc = view_4d ? src : PlainDesc(x, type);
   const Desc wei = pd.weights_desc();
 
-  std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
-  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
-  if (!p.no_bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, bias, bias), bias};
-
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {input_desc};
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, build.AddRuntimeInput(0, input_desc), nullptr, src};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
+  if (weight.constant) {
+    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+  } else {  // row-major from the plan, packed per run
+    const int at = build.AddRuntimeInput(1, wei_plain);
+    args[DNNL_ARG_WEIGHTS] = wei == wei_plain ? ArgSource{ArgSource::kInput, at, nullptr, wei}
+                                              : ArgSource{ArgSource::kPackedInput, at, nullptr, wei, 0, wei_plain};
+  }
+  if (bias && bias->constant)
+    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+  else if (bias)
+    args[DNNL_ARG_BIAS] = {ArgSource::kInput, build.AddRuntimeInput(2, bias_desc), nullptr, bias_desc};
+
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));

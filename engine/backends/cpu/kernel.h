@@ -54,6 +54,13 @@ struct KernelRequest {
 // As qv::KernelBuild, in oneDNN descriptors (with the quantization of those that are int8 or uint8;
 // missing entries are {}).
 struct KernelBuild {
+  // Reads node input `input` at run time, in layout `desc`; returns its place among runtime_inputs.
+  int AddRuntimeInput(int input, const Desc& desc) {
+    runtime_inputs.push_back(input);
+    input_descs.push_back(desc);
+    return static_cast<int>(runtime_inputs.size()) - 1;
+  }
+
   std::vector<int> runtime_inputs;
   std::vector<Desc> input_descs;
   std::vector<Desc> output_descs;

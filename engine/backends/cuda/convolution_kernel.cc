@@ -7,6 +7,9 @@
 // round differently), so results stay within FP32 rounding of the CPU's direct convolution. The
 // chosen algorithm's workspace (at most kMaxConvolutionWorkspaceBytes) is reserved on the device's streams.
 //
+// A weight or bias the graph computes (SiamRPN's correlation) is read from the run's own row-major value,
+// which is cuDNN's filter layout already: nothing is packed, for a parameter or a computed weight.
+//
 // A ReLU after a bias runs in one cudnnConvolutionBiasActivationForward, y = relu(conv(x) + z + b)
 // with z = y for a residual sum (the plan has put the residual in the output) and z weighted 0
 // otherwise. Every other combination is cudnnConvolutionForward, blending into the output's residual
@@ -21,6 +24,7 @@
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,9 +74,15 @@ class ConvolutionKernel : public CudaKernel {
       Check(ElementCount(*s) <= INT_MAX, Status::kUnsupported,
             where_ + "cuDNN's descriptors address fewer than 2^31 elements, got " + ShapeToString(*s));
 
-    weight_ = constants.Get(req.inputs[1].constant, req.device);
-    if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
-    fused_ = activation_ && !clip_ && bias_ != nullptr;
+    // Runtime inputs: the data, then a computed weight and bias, then the residual.
+    int next_input = 1;
+    if (req.inputs[1].constant) weight_ = constants.Get(req.inputs[1].constant, req.device);
+    else weight_input_ = next_input++;
+    has_bias_ = !p.no_bias;
+    if (has_bias_ && req.inputs[2].constant) bias_ = constants.Get(req.inputs[2].constant, req.device);
+    else if (has_bias_) bias_input_ = next_input++;
+    if (sum_) sum_input_ = next_input;
+    fused_ = activation_ && !clip_ && has_bias_;
 
     auto ints = [](const std::vector<int64_t>& v) { return std::vector<int>(v.begin(), v.end()); };
     const int spatial = static_cast<int>(p.kernel.size());
@@ -93,7 +103,7 @@ class ConvolutionKernel : public CudaKernel {
     Check(Shape(dims.begin(), dims.end()) == y, Status::kInternal,
           where_ + "cuDNN computes an output of " + ShapeToString(Shape(dims.begin(), dims.end())) + ", the operator " +
               ShapeToString(y));
-    if (bias_) {
+    if (has_bias_) {
       Shape bias(y.size(), 1);
       bias[1] = y[1];
       MakeTensor(&d_.bias, bias, where_, "the bias's descriptor");
@@ -115,27 +125,37 @@ class ConvolutionKernel : public CudaKernel {
     }
     streams.ReserveWorkspace(workspace_bytes_);
     if (fused_)
-      fused_ = KeepsFusedCall([&] { return ProbeFusedCall(req.device, FloatBytes(x), FloatBytes(y)); });
+      fused_ = KeepsFusedCall([&] { return ProbeFusedCall(req.device, FloatBytes(x), FloatBytes(w), FloatBytes({y[1]}), FloatBytes(y)); });
   }
 
-  bool sum() const { return sum_; }
+  // The node inputs the kernel reads at run time, in ExecArgs order, and which of them is the residual (-1: none).
+  std::vector<int> runtime_inputs(int node_inputs) const {
+    std::vector<int> inputs = {0};
+    if (weight_input_ > 0) inputs.push_back(1);
+    if (bias_input_ > 0) inputs.push_back(2);
+    if (sum_) inputs.push_back(node_inputs - 1);
+    return inputs;
+  }
+  int sum_input() const { return sum_input_; }
 
   void Enqueue(const ExecArgs& args, const StreamContext& on) const override {
     Check(on.workspace_bytes >= workspace_bytes_, Status::kInternal,
           "the stream's workspace is smaller than the convolution reserved");
     const void* x = args.inputs[0];
+    const void* w = weight_ ? weight_.get() : args.inputs[weight_input_];
+    const void* b = !has_bias_ ? nullptr : bias_ ? bias_.get() : args.inputs[bias_input_];
     void* y = args.outputs[0];
     if (fused_) {
-      CheckCudnn(CallFused(on, x, y), "cudnnConvolutionBiasActivationForward");
+      CheckCudnn(CallFused(on, x, w, b, y), "cudnnConvolutionBiasActivationForward");
       return;
     }
     const float one = 1.f, zero = 0.f;
     const float* residual = sum_ ? &one : &zero;
-    CheckCudnn(cudnnConvolutionForward(on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_, on.workspace,
+    CheckCudnn(cudnnConvolutionForward(on.dnn, &one, d_.x, x, d_.w, w, d_.conv, algo_, on.workspace,
                                        workspace_bytes_, residual, d_.y, y),
                "cudnnConvolutionForward");
-    if (bias_)
-      CheckCudnn(cudnnAddTensor(on.dnn, &one, d_.bias, bias_.get(), &one, d_.y, y), "adding the bias (cudnnAddTensor)");
+    if (has_bias_)
+      CheckCudnn(cudnnAddTensor(on.dnn, &one, d_.bias, b, &one, d_.y, y), "adding the bias (cudnnAddTensor)");
     if (activation_)
       CheckCudnn(cudnnActivationForward(on.dnn, d_.act, &one, d_.y, y, &zero, d_.y, y),
                  "the fused activation (cudnnActivationForward)");
@@ -145,27 +165,34 @@ class ConvolutionKernel : public CudaKernel {
   static size_t FloatBytes(const Shape& s) { return static_cast<size_t>(ElementCount(s)) * sizeof(float); }
 
   // y = relu(conv(x) + z + bias) in one call, z being y itself (weighted 0 without a residual sum).
-  cudnnStatus_t CallFused(const StreamContext& on, const void* x, void* y) const {
+  cudnnStatus_t CallFused(const StreamContext& on, const void* x, const void* w, const void* b, void* y) const {
     const float one = 1.f, zero = 0.f;
-    return cudnnConvolutionBiasActivationForward(on.dnn, &one, d_.x, x, d_.w, weight_.get(), d_.conv, algo_,
-                                                 on.workspace, workspace_bytes_, sum_ ? &one : &zero, d_.y, y,
-                                                 d_.bias, bias_.get(), d_.act, d_.y, y);
+    return cudnnConvolutionBiasActivationForward(on.dnn, &one, d_.x, x, d_.w, w, d_.conv, algo_, on.workspace,
+                                                 workspace_bytes_, sum_ ? &one : &zero, d_.y, y, d_.bias, b, d_.act,
+                                                 d_.y, y);
   }
 
-  // Makes the fused call once on zeroed scratch data of `x_bytes` and `y_bytes`, and returns cuDNN's
-  // status. Expects the workspace reserved and the device current. Throws Error (Status::kOutOfMemory
-  // without memory for the data).
-  cudnnStatus_t ProbeFusedCall(const Device& device, size_t x_bytes, size_t y_bytes) const {
+  // Makes the fused call once on zeroed scratch data of `x_bytes` and `y_bytes` (and a zeroed weight of
+  // `w_bytes` and bias of `b_bytes` where the graph computes those), and returns cuDNN's status. Expects
+  // the workspace reserved and the device current. Throws Error (Status::kOutOfMemory without memory for
+  // the data).
+  cudnnStatus_t ProbeFusedCall(const Device& device, size_t x_bytes, size_t w_bytes, size_t b_bytes,
+                               size_t y_bytes) const {
     DeviceResources& resources = ResourcesOf(device.id);
     const StreamPool::Lease lease(resources.streams);
     const StreamContext& on = lease.context();
     const PooledBlock x(resources.memory, x_bytes), y(resources.memory, y_bytes);
+    std::optional<PooledBlock> w, b;
+    if (!weight_) w.emplace(resources.memory, w_bytes);
+    if (!bias_) b.emplace(resources.memory, b_bytes);
     const std::string where = where_ + "trying cuDNN's fused convolution on " + device.ToString();
     cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
     try {
       CheckCuda(cudaMemsetAsync(x.data(), 0, x_bytes, on.stream), where);
       CheckCuda(cudaMemsetAsync(y.data(), 0, y_bytes, on.stream), where);
-      status = CallFused(on, x.data(), y.data());
+      if (w) CheckCuda(cudaMemsetAsync(w->data(), 0, w_bytes, on.stream), where);
+      if (b) CheckCuda(cudaMemsetAsync(b->data(), 0, b_bytes, on.stream), where);
+      status = CallFused(on, x.data(), w ? w->data() : weight_.get(), b ? b->data() : bias_.get(), y.data());
       CheckCuda(cudaStreamSynchronize(on.stream), where);
     } catch (...) {
       cudaStreamSynchronize(on.stream);  // the blocks go back to the pool only once the stream is done with them
@@ -194,7 +221,9 @@ class ConvolutionKernel : public CudaKernel {
   bool sum_ = false, activation_ = false, clip_ = false;
   double ceiling_ = 0;  // a clip's upper bound
   bool fused_ = false;  // bias, residual and ReLU in one cudnnConvolutionBiasActivationForward (cuDNN ran it once)
-  std::shared_ptr<const void> weight_, bias_;
+  bool has_bias_ = false;
+  std::shared_ptr<const void> weight_, bias_;  // parameters; null where the graph computes them
+  int weight_input_ = -1, bias_input_ = -1, sum_input_ = -1;  // places in ExecArgs::inputs
   ConvolutionDescriptors d_;
   cudnnConvolutionFwdAlgo_t algo_ = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace_bytes_ = 0;
@@ -202,14 +231,11 @@ class ConvolutionKernel : public CudaKernel {
 
 KernelBuild BuildConvolution(const KernelRequest& req, DeviceConstantStore& constants) {
   const auto p = ConvolutionParams::Parse(req.attrs);
-  Check(req.inputs[1].constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
-  Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
   auto kernel = std::make_unique<ConvolutionKernel>(req, constants, p);
-  std::vector<int> runtime_inputs = {0};
-  if (kernel->sum()) runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
-  const bool sum = kernel->sum();
+  std::vector<int> runtime_inputs = kernel->runtime_inputs(static_cast<int>(req.inputs.size()));
+  const int sum_input = kernel->sum_input();
   KernelBuild build = RowMajorBuild(req, std::move(runtime_inputs), std::move(kernel));
-  if (sum) build.accumulate_input = 1;
+  build.accumulate_input = sum_input;
   const Shape& w = req.inputs[1].type.shape;  // (filters, channels per group, kernel...)
   build.flops = 2.0 * static_cast<double>(ElementCount(req.outputs[0].shape)) *
                 static_cast<double>(ElementCount(w) / w[0]);

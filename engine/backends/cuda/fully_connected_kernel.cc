@@ -5,7 +5,9 @@
 // the bias, one value per output feature, runs along D's rows as the epilogue expects. Descriptors
 // and the algorithm are chosen once per plan; compute is plain FP32 (CUBLAS_COMPUTE_32F: no TF32). The
 // algorithm's workspace (at most kMaxWorkspaceBytes) is reserved on the device's streams, as the
-// convolution's is, so each invocation's stream brings its own.
+// convolution's is, so each invocation's stream brings its own. A weight the graph computes is read
+// from the run's row-major value as a parameter's is; a computed bias is given to a copy of the matmul's
+// descriptor made for the run, as the shared one must not change while other runs read it.
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -47,24 +49,22 @@ class FullyConnectedKernel : public CudaKernel {
     const int64_t k = req.inputs[1].type.shape[1], n = p.num_hidden;
     const int64_t rows = ElementCount(req.inputs[0].type.shape) / k;
     const std::string where = req.attrs.Where();
-    weight_ = constants.Get(req.inputs[1].constant, req.device);
-    if (!p.no_bias) bias_ = constants.Get(req.inputs[2].constant, req.device);
+    // Runtime inputs: the data, then a computed weight and bias.
+    int next_input = 1;
+    if (req.inputs[1].constant) weight_ = constants.Get(req.inputs[1].constant, req.device);
+    else weight_input_ = next_input++;
+    if (!p.no_bias && req.inputs[2].constant) bias_ = constants.Get(req.inputs[2].constant, req.device);
+    else if (!p.no_bias) bias_input_ = next_input++;
     const CurrentDevice current(req.device.id);
     handle_ = LtHandleOf(req.device.id);
 
-    cublasLtMatmulDesc_t desc = nullptr;
-    CheckCublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), where + "cublasLtMatmulDescCreate");
-    desc_.reset(desc);
-    const cublasOperation_t transpose = CUBLAS_OP_T;
-    SetDesc(CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose, where);
-    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
-    if (bias_) epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    else if (relu) epilogue = CUBLASLT_EPILOGUE_RELU;
-    SetDesc(CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue, where);
-    if (bias_) {
-      const void* bias = bias_.get();
-      SetDesc(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias, where);
-    }
+    epilogue_ = CUBLASLT_EPILOGUE_DEFAULT;
+    if (!p.no_bias) epilogue_ = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    else if (relu) epilogue_ = CUBLASLT_EPILOGUE_RELU;
+    // Until a run gives it its own, a computed bias is described by a placeholder address as aligned as
+    // a parameter's: the heuristics never read through it.
+    alignas(256) static const float kBiasPlaceholder = 0;
+    desc_ = MakeDesc(bias_ ? bias_.get() : &kBiasPlaceholder, where);
     a_ = MakeLayout(k, n, where + "the weight's layout");
     b_ = MakeLayout(k, rows, where + "the data's layout");
     d_ = MakeLayout(n, rows, where + "the output's layout");
@@ -98,20 +98,35 @@ class FullyConnectedKernel : public CudaKernel {
     Check(on.workspace_bytes >= workspace_bytes_, Status::kInternal,
           "the stream's workspace is smaller than the matmul reserved");
     const float alpha = 1.f, beta = 0.f;
-    CheckCublas(cublasLtMatmul(handle_, desc_.get(), &alpha, weight_.get(), a_.get(), args.inputs[0], b_.get(), &beta,
-                               args.outputs[0], d_.get(), args.outputs[0], d_.get(), &algo_, on.workspace,
-                               workspace_bytes_, on.stream),
+    const void* weight = weight_input_ > 0 ? args.inputs[weight_input_] : weight_.get();
+    // cuBLASLt reads its descriptor when the matmul is enqueued: a run's own copy may go once it is.
+    const DescPtr run_desc = bias_input_ > 0 ? MakeDesc(args.inputs[bias_input_], "") : nullptr;
+    CheckCublas(cublasLtMatmul(handle_, run_desc ? run_desc.get() : desc_.get(), &alpha, weight, a_.get(),
+                               args.inputs[0], b_.get(), &beta, args.outputs[0], d_.get(), args.outputs[0], d_.get(),
+                               &algo_, on.workspace, workspace_bytes_, on.stream),
                 "cublasLtMatmul");
   }
 
  private:
-  void SetDesc(cublasLtMatmulDescAttributes_t attr, const void* value, size_t size, const std::string& where) {
-    CheckCublas(cublasLtMatmulDescSetAttribute(desc_.get(), attr, value, size), where + "setting a matmul attribute");
-  }
-
   using DescPtr = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, DescDeleter>;
   using MatrixLayoutPtr = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, LayoutDeleter>;
   using PreferencePtr = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, PreferenceDeleter>;
+
+  // The matmul: W transposed, FP32, the epilogue, and `bias` as the bias's address where there is one.
+  DescPtr MakeDesc(const void* bias, const std::string& where) const {
+    cublasLtMatmulDesc_t created = nullptr;
+    CheckCublas(cublasLtMatmulDescCreate(&created, CUBLAS_COMPUTE_32F, CUDA_R_32F), where + "cublasLtMatmulDescCreate");
+    DescPtr desc(created);
+    auto set = [&](cublasLtMatmulDescAttributes_t attr, const void* value, size_t size) {
+      CheckCublas(cublasLtMatmulDescSetAttribute(desc.get(), attr, value, size), where + "setting a matmul attribute");
+    };
+    const cublasOperation_t transpose = CUBLAS_OP_T;
+    set(CUBLASLT_MATMUL_DESC_TRANSA, &transpose, sizeof transpose);
+    set(CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue_, sizeof epilogue_);
+    if (epilogue_ == CUBLASLT_EPILOGUE_BIAS || epilogue_ == CUBLASLT_EPILOGUE_RELU_BIAS)
+      set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    return desc;
+  }
 
   // A column-major float32 matrix of `rows` x `cols`, densely packed.
   static MatrixLayoutPtr MakeLayout(int64_t rows, int64_t cols, const std::string& what) {
@@ -122,7 +137,9 @@ class FullyConnectedKernel : public CudaKernel {
     return MatrixLayoutPtr(layout);
   }
 
-  std::shared_ptr<const void> weight_, bias_;
+  std::shared_ptr<const void> weight_, bias_;  // parameters; null where the graph computes them
+  int weight_input_ = -1, bias_input_ = -1;    // places in ExecArgs::inputs
+  cublasLtEpilogue_t epilogue_ = CUBLASLT_EPILOGUE_DEFAULT;
   cublasLtHandle_t handle_ = nullptr;
   DescPtr desc_;
   MatrixLayoutPtr a_, b_, d_;
@@ -132,15 +149,17 @@ class FullyConnectedKernel : public CudaKernel {
 
 KernelBuild BuildFullyConnected(const KernelRequest& req, DeviceConstantStore& constants) {
   const auto p = FullyConnectedParams::Parse(req.attrs);
-  Check(req.inputs[1].constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
-  Check(p.no_bias || req.inputs[2].constant, Status::kUnsupported, req.attrs.Where() + "bias must be a parameter");
   bool relu = false;
   for (const PostOp& post : req.attrs.post_ops()) {
     Check(post.kind == PostOp::kRelu && !relu, Status::kInternal,
           req.attrs.Where() + "a post-op the CUDA backend does not fuse reached FullyConnected");
     relu = true;
   }
-  KernelBuild build = RowMajorBuild(req, {0}, std::make_unique<FullyConnectedKernel>(req, constants, p, relu));
+  std::vector<int> runtime_inputs = {0};  // the data, then a weight and a bias the graph computes
+  if (!req.inputs[1].constant) runtime_inputs.push_back(1);
+  if (!p.no_bias && !req.inputs[2].constant) runtime_inputs.push_back(2);
+  KernelBuild build = RowMajorBuild(req, std::move(runtime_inputs),
+                                    std::make_unique<FullyConnectedKernel>(req, constants, p, relu));
   build.flops = 2.0 * static_cast<double>(ElementCount(req.outputs[0].shape)) *
                 static_cast<double>(req.inputs[1].type.shape[1]);
   return build;

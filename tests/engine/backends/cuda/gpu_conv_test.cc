@@ -184,4 +184,48 @@ TEST_CASE("GPU fused residual sum whose residual is also read elsewhere matches 
   ExpectGpuMatchesCpu(g, params, {qv_test::Random({2, 8, 32, 32}, &rng)});
 }
 
+TEST_CASE("GPU Convolution and FullyConnected with a weight and bias the graph computes match the CPU", "[gpu]") {
+  std::mt19937 rng(27);
+  {
+    INFO("SiamRPN's depthwise cross-correlation: the template's features reshaped into the weight");
+    GraphBuilder g;
+    const int search = g.Variable("search"), templ = g.Variable("template");
+    const int kernel = g.Op("Reshape", "kernel", {{"shape", "(24, 1, 4, 4)"}}, {templ});
+    g.Output(g.Op("Convolution", "xcorr",
+                  {{"kernel", "[4, 4]"}, {"no_bias", "True"}, {"num_filter", "24"}, {"num_group", "24"}},
+                  {search, kernel}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({1, 24, 12, 12}, &rng), qv_test::Random({1, 24, 4, 4}, &rng)});
+  }
+  {
+    INFO("computed weight and bias, a residual sum and a ReLU fused (cuDNN's fused call)");
+    GraphBuilder g;
+    const int data = g.Variable("data"), w = g.Variable("w"), b = g.Variable("b"), residual = g.Variable("residual");
+    const int weight = g.Op("_mul_scalar", "weight", {{"scalar", "0.5"}}, {w});
+    // A weight-like input straight from a variable is a parameter: the bias is reshaped to be a value.
+    const int bias = g.Op("Reshape", "bias", {{"shape", "(-1,)"}}, {b});
+    const int conv = g.Op("Convolution", "conv", {{"kernel", "(3, 3)"}, {"num_filter", "8"}, {"pad", "(1, 1)"}},
+                          {data, weight, bias});
+    const int sum = g.Op("elemwise_add", "sum", {}, {conv, residual});
+    g.Output(g.Op("Activation", "relu", {{"act_type", "relu"}}, {sum}));
+    ExpectGpuMatchesCpu(g, {}, {qv_test::Random({2, 4, 7, 7}, &rng), qv_test::Random({8, 4, 3, 3}, &rng),
+                                qv_test::Random({8}, &rng), qv_test::Random({2, 8, 7, 7}, &rng)});
+  }
+  {
+    INFO("FullyConnected: a computed weight with a parameter bias, then both computed with a fused ReLU");
+    for (bool computed_bias : {false, true}) {
+      GraphBuilder g;
+      const int data = g.Variable("data"), w = g.Variable("w"), b = g.Variable(computed_bias ? "b" : "fc_bias");
+      const int weight = g.Op("Reshape", "weight", {{"shape", "(6, -1)"}}, {w});
+      const int bias = computed_bias ? g.Op("Reshape", "bias", {{"shape", "(-1,)"}}, {b}) : b;
+      const int fc = g.Op("FullyConnected", "fc", {{"num_hidden", "6"}}, {data, weight, bias});
+      g.Output(computed_bias ? g.Op("Activation", "relu", {{"act_type", "relu"}}, {fc}) : fc);
+      Params params;
+      if (!computed_bias) params["fc_bias"] = qv_test::Random({6}, &rng);
+      std::vector<qv_ref::Tensor> inputs = {qv_test::Random({3, 2, 5}, &rng), qv_test::Random({60}, &rng)};
+      if (computed_bias) inputs.push_back(qv_test::Random({6}, &rng));
+      ExpectGpuMatchesCpu(g, params, inputs);
+    }
+  }
+}
+
 }  // namespace
