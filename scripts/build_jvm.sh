@@ -3,7 +3,9 @@
 #   1. CMake, in the build dir of scripts/build.sh with QUIVER_BUILD_JAVA=ON: libquiver_jni.so and the
 #      SWIG Java sources, staged with libquiver.so.1 under <build>/jvm;
 #   2. Maven, from pom.xml at the root: io.quiver:quiver-java, io.quiver:quiver-scala_2.13 (and its
-#      shaded quiver-scala_2.13-<version>-all.jar), examples/spark and examples/text.
+#      shaded quiver-scala_2.13-<version>-all.jar), examples/spark (on Spark 4) and examples/text;
+#   3. Maven again with the profile scala-2.12: io.quiver:quiver-scala_2.12 from the same sources (and its
+#      -all jar) and examples/spark on Spark 3.5, under target/scala-2.12 in those modules.
 #
 #   scripts/build_jvm.sh [maven arguments]     (default: -DskipTests; scripts/test_jvm.sh runs the tests)
 #
@@ -21,4 +23,6 @@ jvm_dir="$(cd "$build_dir" && pwd)/jvm"
 maven_args=("$@")
 [ ${#maven_args[@]} -gt 0 ] || maven_args=(-DskipTests)
 mvn -B -q -ntp -f pom.xml -Dquiver.jvm.dir="$jvm_dir" "${maven_args[@]}" install >&2
+# quiver-java comes from the local repository, where the first pass put it.
+mvn -B -q -ntp -f pom.xml -Pscala-2.12 -pl scala,examples/spark -Dquiver.jvm.dir="$jvm_dir" "${maven_args[@]}" install >&2
 echo "$jvm_dir"

@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # The shipped artifact in Spark: runs the example job (io.quiver.examples.spark.ClassifyImages) the way
-# spark-submit does, from the application jar and quiver-scala_2.13-<version>-all.jar beside Spark's own
-# jars, in a fresh JVM (local[2] master) with an empty LD_LIBRARY_PATH, so the natives can only come from
-# the shaded jar. Checks that every image got its top-3 classes. Run by scripts/test_jvm.sh after the
-# Maven build (the jars must exist).
-#   tests/jvm/spark_shaded_jar.sh FIXTURES_DIR
+# spark-submit does, from the application jar and quiver-scala_<scala>-<version>-all.jar beside Spark's own
+# jars (Spark 4 for Scala 2.13, Spark 3.5 for 2.12: the example's build for that Scala), in a fresh JVM
+# (local[2] master) with an empty LD_LIBRARY_PATH, so the natives can only come from the shaded jar. Checks
+# that every image got its top-3 classes. Run by scripts/test_jvm.sh after the Maven builds (the jars must
+# exist).
+#   tests/jvm/spark_shaded_jar.sh FIXTURES_DIR [SCALA_BINARY_VERSION=2.13]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 fixtures="$1"
+scala="${2:-2.13}"
+case "$scala" in
+  2.13) target=target profile=() ;;
+  2.12) target=target/scala-2.12 profile=(-Pscala-2.12) ;;
+  *) echo "spark_shaded_jar: Scala 2.12 or 2.13, not '$scala'" >&2; exit 2 ;;
+esac
 version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1)"
-shaded="scala/target/quiver-scala_2.13-$version-all.jar"
-app="examples/spark/target/quiver-spark-example-$version.jar"
+shaded="scala/$target/quiver-scala_$scala-$version-all.jar"
+app="examples/spark/$target/quiver-spark-example_$scala-$version.jar"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # Spark and its dependencies as the example's build resolves them, without Quiver's own jars.
-mvn -B -q -ntp -f examples/spark/pom.xml org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+mvn -B -q -ntp -f examples/spark/pom.xml "${profile[@]}" \
+  org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
   -Dmdep.includeScope=test -Dmdep.excludeGroupIds=io.quiver -Dmdep.outputFile="$work/spark.classpath" >&2
+spark="$(tr ':' '\n' <"$work/spark.classpath" | sed -n 's:.*/spark-core_[0-9.]*-\([^/]*\)\.jar$:\1:p')"
 
 mkdir -p "$work/model" "$work/images"
 cp "$fixtures/resnet18_v1-symbol.json" "$fixtures/resnet18_v1-0000.params" "$work/model/"
@@ -45,4 +54,4 @@ rows="$(cat "$work"/out/part-*.json | wc -l)"
 images="$(cat "$work"/out/part-*.json | sed -n 's:.*"path"\:"[^"]*/\(image[0-9]*\.png\)".*:\1:p' | sort -u | wc -l)"
 [ "$rows" -eq 18 ] && [ "$images" -eq 6 ] ||
   { echo "spark_shaded_jar: expected 6 images x 3 classes, got $rows rows for $images images" >&2; exit 1; }
-echo "spark_shaded_jar: the shaded jar's Spark job classified 6 images (18 rows) with no LD_LIBRARY_PATH"
+echo "spark_shaded_jar: quiver-scala_$scala's shaded jar on Spark $spark classified 6 images (18 rows) with no LD_LIBRARY_PATH"

@@ -5,11 +5,10 @@ import java.util.concurrent.CompletableFuture
 import io.quiver.infer.{DataDesc, DType, NDArray, Predictor => JPredictor}
 
 import _root_.scala.collection.immutable.ListMap
-import _root_.scala.concurrent.{ExecutionContext, Future}
+import _root_.scala.concurrent.{Future, Promise}
 import _root_.scala.concurrent.duration.FiniteDuration
 import _root_.scala.jdk.CollectionConverters._
-import _root_.scala.jdk.DurationConverters._
-import _root_.scala.jdk.FutureConverters._
+import _root_.scala.util.Try
 
 /** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
   *
@@ -32,7 +31,7 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
   def inputNames: IndexedSeq[String] = underlying.inputNames.asScala.toIndexedSeq
   def outputNames: IndexedSeq[String] = underlying.outputNames.asScala.toIndexedSeq
   /** The element type each input takes, in `inputNames` order. */
-  def inputDTypes: ListMap[String, DType] = ListMap.from(underlying.inputDTypes.asScala)
+  def inputDTypes: ListMap[String, DType] = ListMap(underlying.inputDTypes.asScala.toSeq: _*)
   /** What the model computes in: "float32", "bfloat16" or "int8" (option "precision" as resolved here). */
   def precision: String = underlying.precision
 
@@ -45,7 +44,7 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     * `ExecutionContext` you give them.
     */
   def predictAsync(input: IndexedSeq[Array[Float]]): Future[IndexedSeq[Array[Float]]] =
-    asScala(underlying.predictAsync(input: _*))
+    Predictor.completion(underlying.predictAsync(input: _*))(_.toIndexedSeq)
 
   /** `predictAsync(input)` with a deadline: a prediction unfinished `timeout` after submission is dropped by the
     * runtime (never run late) and the future fails with an `io.quiver.infer.QuiverException` whose code is
@@ -53,23 +52,19 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
     * scheduling options (`max_batch_size`, `batch_timeout_us`, ...).
     */
   def predictAsync(input: IndexedSeq[Array[Float]], timeout: FiniteDuration, priority: Int = 0): Future[IndexedSeq[Array[Float]]] =
-    asScala(underlying.predictAsync(timeout.toJava, priority, input: _*))
+    Predictor.completion(underlying.predictAsync(java.time.Duration.ofNanos(timeout.toNanos), priority, input: _*))(
+      _.toIndexedSeq)
 
   /** Runs the model on arrays given by input name (every one of `inputNames`, in any order; other keys
     * are ignored) and waits: every output by name, in `outputNames` order, each the caller's to close. A
     * missing name throws an `io.quiver.infer.QuiverException` naming it.
     */
   def predict(inputs: Map[String, NDArray]): ListMap[String, NDArray] =
-    ListMap.from(underlying.predict(inputs.asJava).asScala)
+    ListMap(underlying.predict(inputs.asJava).asScala.toSeq: _*)
 
   /** `predict(inputs)` without waiting; the inputs must not be written until the future completes. */
   def predictAsync(inputs: Map[String, NDArray]): Future[ListMap[String, NDArray]] =
-    underlying.predictAsync(inputs.asJava).asScala.map(outputs => ListMap.from(outputs.asScala))(ExecutionContext.parasitic)
-
-  // Converted before mapping, so that a failure is the QuiverException itself (a thenApply stage would
-  // wrap it in a CompletionException); the cheap map runs on the completing thread.
-  private def asScala(future: CompletableFuture[Array[Array[Float]]]): Future[IndexedSeq[Array[Float]]] =
-    future.asScala.map(outputs => outputs.toIndexedSeq)(ExecutionContext.parasitic)
+    Predictor.completion(underlying.predictAsync(inputs.asJava))(outputs => ListMap(outputs.asScala.toSeq: _*))
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
@@ -78,6 +73,18 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
 }
 
 object Predictor {
+
+  // The Java future as a Scala one, its result converted on the completing thread (no ExecutionContext).
+  // A failure is the QuiverException itself, as the runtime completed the Java future with it (a thenApply
+  // stage would wrap it in a CompletionException). Written out because Scala 2.12 has no FutureConverters.
+  private def completion[J, S](future: CompletableFuture[J])(convert: J => S): Future[S] = {
+    val promise = Promise[S]()
+    future.whenComplete { (result: J, failure: Throwable) =>
+      if (failure == null) promise.complete(Try(convert(result))) else promise.failure(failure)
+      ()
+    }
+    promise.future
+  }
 
   /** A model from streams (read to their end, not closed): HDFS or S3 through Hadoop's FileSystem, a jar
     * resource, a zip entry.

@@ -69,7 +69,7 @@ class ObjectDetectorSpec extends AnyFunSuite {
 
   /** Pixels [x0, x1) x [y0, y1) of an image `width` wide, row-major. */
   private def rectangle(width: Int, x0: Int, x1: Int, y0: Int, y1: Int): BitSet =
-    BitSet.fromSpecific(for (y <- y0 until y1; x <- x0 until x1) yield y * width + x)
+    BitSet((for (y <- y0 until y1; x <- x0 until x1) yield y * width + x): _*)
 
   test("reads Mask R-CNN's outputs: detections and their masks over the image") {
     val masks = Array.tabulate(3, 4, 4) { (k, _, col) =>

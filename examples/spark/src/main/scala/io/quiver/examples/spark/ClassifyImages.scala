@@ -13,13 +13,13 @@ import org.apache.spark.sql.{Dataset, SparkSession}
   *
   * {{{
   * spark-submit --class io.quiver.examples.spark.ClassifyImages \
-  *   --jars quiver-scala_2.13-1.0.0-all.jar quiver-spark-example-1.0.0.jar \
+  *   --jars quiver-scala_2.13-1.0.0-all.jar quiver-spark-example_2.13-1.0.0.jar \
   *   IMAGES_DIR MODEL_PREFIX OUTPUT_DIR [TOP_K=5] [SIZE=224]
   * }}}
   *
-  * MODEL_PREFIX names `PREFIX-symbol.json`, `PREFIX-0000.params` and a `synset.txt` beside them, at a
-  * path every executor can read, or shipped with `--files` (then the prefix's file name is looked up in
-  * SparkFiles). Each executor JVM loads the model once, on first use, and its task threads share it.
+  * with `_2.12` in both jar names on a Spark of Scala 2.12 (Spark 3). MODEL_PREFIX names
+  * `PREFIX-symbol.json`, `PREFIX-0000.params` and a `synset.txt` beside them, at a path every executor can
+  * read, or shipped with `--files` (then the prefix's file name is looked up in SparkFiles). Each executor JVM loads the model once, on first use, and its task threads share it.
   * Files that are not images are skipped.
   */
 object ClassifyImages {
