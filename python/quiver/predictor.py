@@ -7,7 +7,7 @@ from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, T
 
 import numpy as np
 
-from . import capi
+from . import _files, capi
 from ._handle import NativeHandle
 from .data_desc import DataDesc
 from .errors import InvalidArgumentError, NotFoundError
@@ -37,7 +37,11 @@ class Predictor:
     threads, and any batch size runs (a plan is compiled per new input shape, once).
 
     Args:
-        model_prefix: path prefix of ``<prefix>-symbol.json`` and ``<prefix>-<epoch:04d>.params``.
+        model_prefix: path prefix of ``<prefix>-symbol.json`` and ``<prefix>-<epoch:04d>.params``: a
+            local path, a ``file://`` URI, an ``https://`` (or ``http://``) URL, or any URI fsspec reads
+            when it is installed (``s3://bucket/models/resnet18_v1``, ``hdfs://``, ``gs://``, ``abfs://``,
+            ...; with the scheme's package: s3fs, gcsfs, ...). Remote files are read into memory; a
+            missing or unreadable file raises NotFoundError naming its URI.
         epoch: the epoch number in the params file name.
         input_descs: the data inputs (names, shapes to compile ahead of time, dtypes, layouts). When
             omitted, inputs are the symbol's non-parameter variables, taking what the symbol
@@ -48,6 +52,9 @@ class Predictor:
         thread_safe: False runs invocations one after another with a single workspace.
         static_shape: True fixes the input shapes at the first prediction.
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
+        storage_options: for URIs read through fsspec, its filesystem's options
+            (``{"endpoint_url": ..., "anon": True}`` for s3fs, ...); for URLs, ``{"headers": {...}}``.
+            They also serve ``synset.txt`` beside the model.
         precision: what the model computes in: ``"float32"`` (the default), ``"bfloat16"`` (on CPUs
             with native bfloat16 instructions; about 3 significant digits), ``"int8"`` (models that
             carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with AVX2) or
@@ -65,12 +72,26 @@ class Predictor:
     def __init__(self, model_prefix: Union[str, "os.PathLike[str]"], epoch: int = 0,
                  input_descs: Optional[Sequence[DataDesc]] = None, device: str = "cpu",
                  max_inflight: int = 64, *, thread_safe: bool = True, static_shape: bool = False,
-                 options: Optional[Mapping[str, Any]] = None, **extras: Any) -> None:
+                 options: Optional[Mapping[str, Any]] = None,
+                 storage_options: Optional[Mapping[str, Any]] = None, **extras: Any) -> None:
         prefix = os.fspath(model_prefix)
-        self._load(lambda: capi.QvSymbolCreateFromFile(f"{prefix}-symbol.json"),
-                   lambda: capi.QvNDArrayLoad(f"{prefix}-{epoch:04d}.params"),
-                   (input_descs, device, max_inflight, thread_safe, static_shape, options),
-                   os.path.dirname(prefix), extras)
+        local = _files.local_path(prefix)
+        self._storage_options = storage_options
+
+        def make_symbol() -> Any:
+            if local is not None:  # files are read by the native library
+                return capi.QvSymbolCreateFromFile(f"{local}-symbol.json")
+            json = _files.read(f"{prefix}-symbol.json", "symbol file", storage_options)
+            return capi.QvSymbolCreateFromJSON(json.decode("utf-8"))
+
+        def load_params() -> Any:
+            if local is not None:
+                return capi.QvNDArrayLoad(f"{local}-{epoch:04d}.params")
+            return capi.QvNDArrayLoadFromBuffer(_files.read(f"{prefix}-{epoch:04d}.params", "params file",
+                                                            storage_options))
+
+        self._load(make_symbol, load_params, (input_descs, device, max_inflight, thread_safe, static_shape, options),
+                   _files.parent(prefix), extras)
 
     @classmethod
     def from_bytes(cls, symbol: Source, params: Source, input_descs: Optional[Sequence[DataDesc]] = None,
@@ -92,6 +113,7 @@ class Predictor:
         if isinstance(params_bytes, str):
             raise TypeError("params must be bytes or a binary file object, not str")
         self = cls.__new__(cls)
+        self._storage_options = None
         self._load(lambda: capi.QvSymbolCreateFromJSON(symbol_json),
                    lambda: capi.QvNDArrayLoadFromBuffer(params_bytes),
                    (input_descs, device, max_inflight, thread_safe, static_shape, options), None, extras)
@@ -99,7 +121,8 @@ class Predictor:
 
     def _configure(self, model_dir: Optional[str], **extras: Any) -> None:
         """Takes a subclass's own keyword arguments (labels, image settings) once the model is loaded;
-        `model_dir` is the model files' directory, None for models from bytes."""
+        `model_dir` is the model files' directory (a path or a URI: see _files), None for models from
+        bytes; files in it are read with ``self._storage_options``."""
         if extras:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {', '.join(sorted(extras))}")
 

@@ -28,7 +28,8 @@ class BatchPredictor:
     """Runs a model on Ray Data batches (``batch_format="numpy"``: a dict of numpy columns).
 
     Args:
-        model_prefix: the model's path prefix, as for Predictor (every worker must see the files).
+        model_prefix: the model's prefix, as for Predictor: a path every worker sees, or a URI
+            (``s3://``, ``gs://``, ``https://``, ...; see Predictor) each worker reads the model from.
         kind: ``"predictor"`` (the default), ``"classifier"`` or ``"image_classifier"``.
         image_column: for ``"image_classifier"``, the column holding the images: encoded bytes (JPEG,
             PNG, ...: ``read_binary_files``' ``"bytes"``), decoded in the worker, or HxWxC uint8 arrays

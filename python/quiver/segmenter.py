@@ -1,13 +1,12 @@
 """Segmenter: per-pixel classes and scores from semantic-segmentation models, at the image's own size."""
 from __future__ import annotations
 
-import os
 from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from PIL import Image
 
-from .classifier import Labels, load_synset
+from .classifier import Labels, load_synset, synset_beside
 from .errors import ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, as_image_list, in_layout,
                     load_image, model_image_size)
@@ -70,8 +69,8 @@ class Segmenter(Predictor):
     Takes Predictor's arguments, and these.
 
     Keyword Args:
-        synset: class labels (a list or a synset.txt path); default ``synset.txt`` next to the model if
-            it exists, else labels are the class ids as strings.
+        synset: class labels (a list, or a synset.txt path or URI); default ``synset.txt`` next to the
+            model if it exists, else labels are the class ids as strings.
         image_size: (height, width) of the input; default from input_descs, else (480, 480).
         mean, std: the normalisation above.
         softmax: "auto" applies a softmax over the classes unless the scores already are probabilities
@@ -82,11 +81,10 @@ class Segmenter(Predictor):
                    image_size: Optional[Tuple[int, int]] = None, mean: Sequence[float] = IMAGENET_MEAN,
                    std: Sequence[float] = IMAGENET_STD, softmax: Union[str, bool] = "auto", **extras: Any) -> None:
         super()._configure(model_dir, **extras)
-        if synset is None and model_dir is not None and os.path.exists(os.path.join(model_dir, "synset.txt")):
-            synset = os.path.join(model_dir, "synset.txt")
         if softmax not in ("auto", True, False):
             raise ValueError(f"softmax must be 'auto', True or False, not {softmax!r}")
-        self._labels = load_synset(synset) if synset is not None else None
+        self._labels = (load_synset(synset, self._storage_options) if synset is not None
+                        else synset_beside(self, model_dir))
         self._softmax = softmax
         size = image_size or model_image_size(self.input_desc(), (480, 480))
         self.transform = ImageTransform(size, None, tuple(mean), tuple(std))

@@ -34,7 +34,8 @@ def predict_batch_udf(model_prefix: Union[str, "os.PathLike[str]"], *, kind: str
     """A Pandas UDF that runs a Quiver model on DataFrame columns, in batches of `batch_size` rows.
 
     Args:
-        model_prefix: the model's path prefix, as for Predictor (every executor must see the files).
+        model_prefix: the model's prefix, as for Predictor: a path every executor sees, or a URI
+            (``s3://``, ``hdfs://``, ``https://``, ...; see Predictor) each worker reads the model from.
         kind: ``"predictor"`` (the default), ``"classifier"`` or ``"image_classifier"``.
         batch_size: rows per prediction.
         return_type: the UDF's Spark type. Default: for a one-output Predictor ``array<float>`` (each

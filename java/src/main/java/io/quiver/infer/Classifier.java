@@ -24,7 +24,10 @@ public class Classifier implements AutoCloseable {
   private final Predictor predictor;
   private final List<String> labels;
 
-  /** A model from files, labelled by the {@code synset.txt} in the model prefix's directory. */
+  /**
+   * A model from files, labelled by the {@code synset.txt} in the model prefix's directory. The prefix
+   * is a path or a URI, as for {@link Predictor#Predictor(String, int, List)}.
+   */
   public Classifier(String modelPrefix, int epoch, List<DataDesc> inputs) {
     this(readSynset(synsetBeside(modelPrefix)), modelPrefix, epoch, inputs);
   }
@@ -117,27 +120,39 @@ public class Classifier implements AutoCloseable {
     return p;
   }
 
-  static Path synsetBeside(String modelPrefix) {
-    final Path parent = Path.of(modelPrefix).toAbsolutePath().getParent();
-    return parent.resolve("synset.txt");
+  /** Where {@code synset.txt} beside a model prefix (a path or a URI) is. */
+  static String synsetBeside(String modelPrefix) {
+    return ModelFiles.join(ModelFiles.parent(modelPrefix), "synset.txt");
   }
 
   /** The labels of {@code synset.txt} beside the model, or null when there is none. */
   static List<String> synsetIfPresent(String modelPrefix) {
-    final Path synset = synsetBeside(modelPrefix);
-    return Files.exists(synset) ? readSynset(synset) : null;
+    final byte[] synset = ModelFiles.readIfPresent(synsetBeside(modelPrefix), "synset file");
+    return synset == null ? null : labels(synset);
   }
 
   /** Labels from a synset file: one per line, in class order; blank lines are skipped. */
   public static List<String> readSynset(Path path) {
     try {
-      return Files.readAllLines(path, StandardCharsets.UTF_8).stream()
-          .filter(line -> !line.isBlank())
-          .collect(Collectors.toUnmodifiableList());
+      return labels(Files.readAllBytes(path));
     } catch (NoSuchFileException e) {
       throw new QuiverException(QuiverException.NOT_FOUND, "synset file not found: " + path);
     } catch (IOException e) {
       throw new QuiverException(QuiverException.NOT_FOUND, "cannot read the synset file " + path + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * Labels from a synset file at a path or a URI, read as a model prefix is (see
+   * {@link Predictor#Predictor(String, int, List)}): {@code hdfs://}, {@code s3a://}, {@code https://}, ...
+   */
+  public static List<String> readSynset(String location) {
+    return labels(ModelFiles.read(location, "synset file"));
+  }
+
+  private static List<String> labels(byte[] synset) {
+    return new String(synset, StandardCharsets.UTF_8).lines()
+        .filter(line -> !line.isBlank())
+        .collect(Collectors.toUnmodifiableList());
   }
 }

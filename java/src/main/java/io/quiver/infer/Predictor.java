@@ -56,20 +56,31 @@ public class Predictor implements AutoCloseable {
   private final DataDesc[] descs; // per input, in inputNames order; null where none was given
   private final ThreadLocal<long[][]> lastShapes = new ThreadLocal<>();
 
-  /** A model from files: {@code modelPrefix-symbol.json} and {@code modelPrefix-%04d.params}. */
+  /**
+   * A model from files: {@code modelPrefix-symbol.json} and {@code modelPrefix-%04d.params}.
+   *
+   * <p>The prefix is a local path, a {@code file:} URI, an {@code https://} (or {@code http://}) URL read
+   * with the JDK's HTTP client (the JVM's default trust store), or any URI that Hadoop's
+   * {@code FileSystem} reads when Hadoop is on the classpath, as on every Spark executor:
+   * {@code hdfs://namenode:8020/models/resnet18_v1}, {@code s3a://bucket/models/resnet18_v1},
+   * {@code abfs://}, {@code gs://}, ... (Hadoop's configuration is {@code new Configuration()}: the
+   * {@code core-site.xml} and {@code hdfs-site.xml} on the classpath). Remote files are read into memory.
+   * A missing or unreadable file throws {@link QuiverException} ({@code NOT_FOUND}) naming its URI; a
+   * scheme nothing reads here, {@code UNSUPPORTED}.
+   */
   public Predictor(String modelPrefix, int epoch, List<DataDesc> inputs) {
     this(modelPrefix, epoch, inputs, Map.of());
   }
 
   /**
+   * A model from files, as {@link #Predictor(String, int, List)}.
+   *
    * @param options cached-op flags passed to the runtime as they are ({@code device}, {@code static_shape},
    *     {@code max_inflight}, ...; see the README). {@code data_shapes} defaults to the shapes in
    *     {@code inputs}, compiled now.
    */
   public Predictor(String modelPrefix, int epoch, List<DataDesc> inputs, Map<String, String> options) {
-    this(out -> QuiverCapi.QvSymbolCreateFromFile(modelPrefix + "-symbol.json", out),
-         (arrays, names) -> QuiverCapi.QvNDArrayLoad(String.format("%s-%04d.params", modelPrefix, epoch), arrays, names),
-         inputs, options);
+    this(symbolAt(modelPrefix), paramsAt(modelPrefix, epoch), inputs, options);
   }
 
   /**
@@ -101,6 +112,27 @@ public class Predictor implements AutoCloseable {
 
   private interface ParamsSource {
     void load(long[][] arrays, String[][] names);
+  }
+
+  /** The symbol of a model prefix: read by the native library from a local path, else here (ModelFiles). */
+  private static SymbolSource symbolAt(String modelPrefix) {
+    final String local = ModelFiles.localPath(Objects.requireNonNull(modelPrefix, "modelPrefix"));
+    if (local != null) {
+      return out -> QuiverCapi.QvSymbolCreateFromFile(local + "-symbol.json", out);
+    }
+    final String uri = modelPrefix + "-symbol.json";
+    return out -> QuiverCapi.QvSymbolCreateFromJSON(
+        new String(ModelFiles.read(uri, "symbol file"), StandardCharsets.UTF_8), out);
+  }
+
+  private static ParamsSource paramsAt(String modelPrefix, int epoch) {
+    final String local = ModelFiles.localPath(modelPrefix);
+    final String suffix = String.format(Locale.ROOT, "-%04d.params", epoch);
+    if (local != null) {
+      return (arrays, names) -> QuiverCapi.QvNDArrayLoad(local + suffix, arrays, names);
+    }
+    final String uri = modelPrefix + suffix;
+    return (arrays, names) -> QuiverCapi.QvNDArrayLoadFromBuffer(ModelFiles.read(uri, "params file"), arrays, names);
   }
 
   private Predictor(SymbolSource symbol, ParamsSource params, List<DataDesc> inputs, Map<String, String> options) {

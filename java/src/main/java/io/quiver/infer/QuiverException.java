@@ -40,6 +40,12 @@ public class QuiverException extends RuntimeException {
     this.code = code;
   }
 
+  /** With the failure underneath (an {@code IOException} reading a model file, say). */
+  public QuiverException(int code, String message, Throwable cause) {
+    super(message, cause);
+    this.code = code;
+  }
+
   /** The {@code QvStatus} code. */
   public int code() {
     return code;

@@ -12,6 +12,11 @@ import _root_.scala.util.Try
 
 /** Runs an MXNet model (`modelPrefix-symbol.json` + `modelPrefix-%04d.params`) with Quiver.
   *
+  * The prefix is a local path, a `file:` URI, an `https://` URL, or any URI Hadoop's `FileSystem` reads
+  * when Hadoop is on the classpath, as on every Spark executor (`hdfs://namenode:8020/models/resnet18_v1`,
+  * `s3a://bucket/models/resnet18_v1`, `abfs://`, `gs://`, ...): see `io.quiver.infer.Predictor`. The
+  * classifiers and detectors read `synset.txt` beside it the same way.
+  *
   * One instance is safe to share across threads and Spark task threads; any batch size runs. Inputs are
   * one flat row-major array per model input, in `inputNames` order, shaped by their `DataDesc` (the batch
   * size comes from the array's length). `options` are the runtime's cached-op flags, passed as they are

@@ -18,7 +18,8 @@ import org.apache.spark.sql.{Dataset, SparkSession}
   * }}}
   *
   * with `_2.12` in both jar names on a Spark of Scala 2.12 (Spark 3). MODEL_PREFIX names
-  * `PREFIX-symbol.json`, `PREFIX-0000.params` and a `synset.txt` beside them, at a path every executor can
+  * `PREFIX-symbol.json`, `PREFIX-0000.params` and a `synset.txt` beside them: a URI every executor reads
+  * (`hdfs://`, `s3a://`, `https://`, ...: see the README), a path every executor can
   * read, or shipped with `--files` (then the prefix's file name is looked up in SparkFiles). Each executor JVM loads the model once, on first use, and its task threads share it.
   * Files that are not images are skipped.
   */
@@ -64,8 +65,10 @@ object ClassifyImages {
     }
   }
 
-  /** The prefix as given when its files are there, else where `--files` put them on this executor. */
+  /** The prefix as given when it is a URI or its files are there, else where `--files` put them on this
+    * executor.
+    */
   private def localPrefix(modelPrefix: String): String =
-    if (new File(modelPrefix + "-symbol.json").exists) modelPrefix
+    if (modelPrefix.contains("://") || new File(modelPrefix + "-symbol.json").exists) modelPrefix
     else new File(SparkFiles.getRootDirectory(), new File(modelPrefix).getName).getPath
 }

@@ -1,0 +1,139 @@
+"""Where model files come from: a model prefix (or a synset path) is a local path, a ``file:`` URI, an
+``http://`` or ``https://`` URL, or any URI that fsspec reads (``s3://``, ``gs://``, ``hdfs://``,
+``abfs://``, ``memory://``, chained ``simplecache::s3://...``).
+
+Local paths and ``file:`` URIs are read as today, by the native library from the path; URLs through
+Python's standard library (certificates checked against the default trust store, which
+``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` replace); other URIs through fsspec, imported only then, with the
+filesystem package of the scheme (s3fs for ``s3://``, gcsfs, adlfs, ...). Failures name the location.
+"""
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import re
+import ssl
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, List, Mapping, Optional
+
+from .errors import InvalidArgumentError, NotFoundError, UnsupportedError
+
+StorageOptions = Optional[Mapping[str, Any]]
+
+# A scheme of two letters or more followed by "://" (or fsspec's "::" chaining): "C:\\models" and
+# "models/resnet:v2" stay paths.
+_REMOTE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+(://|::)")
+_HTTP = re.compile(r"^https?://", re.IGNORECASE)
+
+# Seconds an HTTP request may wait for the server to connect or send (the whole file may take longer).
+HTTP_TIMEOUT = 60.0
+
+
+def local_path(location: str) -> Optional[str]:
+    """The local path `location` names (a path as it is, a ``file:`` URI's path), None for a remote one."""
+    if location[:5].lower() == "file:":
+        parts = urllib.parse.urlsplit(location)
+        if parts.netloc not in ("", "localhost"):
+            raise UnsupportedError.from_message(
+                f"{location}: a file URI names a file on this machine (file:///path), not on {parts.netloc!r}")
+        return urllib.request.url2pathname(parts.path)
+    return None if _REMOTE.match(location) else location
+
+
+def parent(location: str) -> str:
+    """The directory of a model prefix: a path for local locations, a URI for remote ones."""
+    local = local_path(location)
+    if local is not None:
+        return os.path.dirname(local)
+    head, _, _ = location.rpartition("/")
+    return head if not head.endswith(":/") else head + "/"  # "s3://bucket" stays whole
+
+
+def join(directory: str, name: str) -> str:
+    """`name` in `directory` (as parent returns it)."""
+    if local_path(directory) is not None or directory == "":
+        return os.path.join(directory, name)
+    return directory.rstrip("/") + "/" + name
+
+
+def read(location: str, what: str, storage_options: StorageOptions = None) -> bytes:
+    """The bytes of the file at `location`, `what` it is ("params file") naming it in errors."""
+    data = read_if_present(location, what, storage_options)
+    if data is None:
+        raise NotFoundError.from_message(f"{what} not found: {location}")
+    return data
+
+
+def read_text(location: str, what: str, storage_options: StorageOptions = None) -> Optional[str]:
+    """A UTF-8 text file's contents, None when there is no such file."""
+    data = read_if_present(location, what, storage_options)
+    return None if data is None else data.decode("utf-8")
+
+
+def lines(text: str) -> List[str]:
+    """The non-blank lines of a text, as a text-mode file would give them (any newline convention)."""
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None) if line.strip()]
+
+
+def read_if_present(location: str, what: str, storage_options: StorageOptions = None) -> Optional[bytes]:
+    """The bytes of the file at `location`, or None when it does not exist. Other failures (no access,
+    a server error, a scheme nothing here reads) raise a QuiverError naming `location`."""
+    local = local_path(location)
+    if local is not None:
+        try:
+            with open(local, "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise NotFoundError.from_message(f"cannot read the {what} {location}: {error.strerror or error}") from None
+    if _HTTP.match(location):
+        return _read_url(location, what, storage_options)
+    return _read_fsspec(location, what, storage_options)
+
+
+def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[bytes]:
+    options = dict(storage_options or {})
+    headers = options.pop("headers", None) or {}
+    if options:
+        raise InvalidArgumentError.from_message(
+            f"{url}: URLs take storage_options 'headers' only, not {sorted(map(str, options))}")
+    request = urllib.request.Request(url, headers={str(k): str(v) for k, v in dict(headers).items()})
+    try:
+        # A context per request: the trust store as configured now (SSL_CERT_FILE), not at first use.
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT, context=ssl.create_default_context()) as response:
+            data: bytes = response.read()
+            return data
+    except urllib.error.HTTPError as error:
+        if error.code in (404, 410):
+            return None
+        raise NotFoundError.from_message(f"cannot read the {what} {url}: HTTP {error.code} {error.reason}") from None
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", None) or error
+        raise NotFoundError.from_message(f"cannot read the {what} {url}: {reason}") from None
+
+
+def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> Optional[bytes]:
+    try:
+        fsspec = importlib.import_module("fsspec")
+    except ImportError:
+        raise UnsupportedError.from_message(
+            f"reading {location} needs fsspec and its package for the scheme (pip install 'quiver[fsspec]' "
+            "s3fs, gcsfs, adlfs, ...); local paths, file:// and https:// URIs need neither") from None
+    try:
+        fs, path = fsspec.core.url_to_fs(location, **dict(storage_options or {}))
+        data: bytes = fs.cat_file(path)
+        return data
+    except FileNotFoundError:
+        return None
+    except ImportError as error:  # fsspec knows the scheme, its package is not installed
+        raise UnsupportedError.from_message(f"reading {location}: {error}") from None
+    except ValueError as error:  # a scheme fsspec does not know
+        raise UnsupportedError.from_message(f"reading {location}: {error}") from None
+    except Exception as error:  # no access, no connection, no credentials: each filesystem has its own
+        reason = f"{type(error).__name__}: {error}"
+        raise NotFoundError.from_message(f"cannot read the {what} {location}: {reason}") from None
+

@@ -1,0 +1,232 @@
+"""Models at URIs: file:// as a path, fsspec's memory filesystem, S3 (moto's server on loopback) and
+HTTPS (a server on loopback with a self-signed certificate made here); missing and unreadable files
+name their URI."""
+from __future__ import annotations
+
+import datetime
+import functools
+import http.server
+import ipaddress
+import shutil
+import ssl
+import sys
+import threading
+import urllib.parse
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import quiver
+from conftest import case, prefix
+from mxnet_files import constant_outputs_model
+from quiver import _files
+
+LABELS = [f"class{i}" for i in range(10)]  # the tiny model's 10 classes
+
+
+def _model_dir(directory: Path, name: str = "tiny", synset: bool = True) -> Path:
+    """The tiny fixture model copied into `directory` (as `name`), with a synset.txt beside it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for suffix in ("-symbol.json", "-0000.params"):
+        shutil.copyfile(prefix("tiny") + suffix, directory / (name + suffix))
+    if synset:
+        (directory / "synset.txt").write_text("\n".join(LABELS) + "\n")
+    return directory
+
+
+def _check_tiny(model_prefix: str, manifest, **kwargs) -> None:
+    """A Classifier at `model_prefix` gives the local model's outputs, labelled by the synset beside it."""
+    x, _, _ = case(manifest, "tiny", "b2_16")
+    with quiver.Predictor(prefix("tiny")) as local:
+        expected = local.predict(x)
+    with quiver.Classifier(model_prefix, **kwargs) as remote:
+        np.testing.assert_array_equal(remote.predict(x), expected)
+        assert remote.labels == LABELS
+        assert remote.classify(x, top_k=1)[0][0][0] == LABELS[int(np.argmax(expected[0]))]
+
+
+# -- locations -----------------------------------------------------------------------------------
+
+
+def test_locations_split_paths_from_uris():
+    assert _files.local_path("models/resnet") == "models/resnet"
+    assert _files.local_path("models/resnet:v2") == "models/resnet:v2"  # a colon is no scheme
+    assert _files.local_path("C:\\models\\resnet") == "C:\\models\\resnet"
+    assert _files.local_path("file:///models/my%20resnet") == "/models/my resnet"
+    assert _files.local_path("file:/models/resnet") == "/models/resnet"  # Hadoop's and Java's form
+    assert _files.local_path("file://localhost/models/resnet") == "/models/resnet"
+    with pytest.raises(quiver.UnsupportedError, match="file://elsewhere/models"):
+        _files.local_path("file://elsewhere/models/resnet")
+    for remote in ("s3://bucket/resnet", "https://host/m/resnet", "simplecache::s3://b/resnet", "hdfs://nn:8020/r"):
+        assert _files.local_path(remote) is None
+    assert _files.parent("s3://bucket/models/resnet") == "s3://bucket/models"
+    assert _files.parent("s3://bucket/resnet") == "s3://bucket"
+    assert _files.parent("file:///models/resnet") == "/models"
+    assert _files.parent("resnet") == ""
+    assert _files.join("s3://bucket/models", "synset.txt") == "s3://bucket/models/synset.txt"
+    assert _files.join("", "synset.txt") == "synset.txt"
+
+
+def test_file_uris_read_as_paths(manifest, tmp_path):
+    directory = _model_dir(tmp_path / "my models")
+    _check_tiny((directory / "tiny").as_uri(), manifest)  # file:///.../my%20models/tiny
+    with pytest.raises(quiver.NotFoundError, match="my models/nothing-symbol.json"):
+        quiver.Predictor((directory / "nothing").as_uri())
+
+
+# -- fsspec ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def memory_fs():
+    fsspec = pytest.importorskip("fsspec")
+    fs = fsspec.filesystem("memory")
+    root = f"/quiver-{uuid.uuid4().hex}"
+    yield fs, root
+    fs.rm(root, recursive=True)
+
+
+def test_memory_filesystem_through_fsspec(manifest, memory_fs, tmp_path):
+    fs, root = memory_fs
+    fs.put(str(_model_dir(tmp_path / "m")) + "/", root + "/models/", recursive=True)
+    _check_tiny(f"memory://{root}/models/tiny", manifest)
+    with pytest.raises(quiver.NotFoundError, match=f"params file not found: memory://{root}/models/tiny-0007.params"):
+        quiver.Predictor(f"memory://{root}/models/tiny", epoch=7)
+    with pytest.raises(quiver.NotFoundError, match=f"synset file not found: memory://{root}/models/labels.txt"):
+        quiver.Classifier(f"memory://{root}/models/tiny", synset=f"memory://{root}/models/labels.txt")
+    fs.rm(f"{root}/models/synset.txt")
+    with pytest.raises(quiver.NotFoundError, match=f"synset file not found: memory://{root}/models/synset.txt"):
+        quiver.Classifier(f"memory://{root}/models/tiny")
+
+
+def test_detector_labels_beside_a_uri_are_optional(memory_fs):
+    fs, root = memory_fs
+    symbol, params = constant_outputs_model([np.array([[[1], [0]]]), np.array([[[0.9], [0.8]]]),
+                                             np.array([[[0, 0, 8, 8], [8, 8, 16, 16]]])])
+    fs.pipe({f"{root}/det-symbol.json": symbol.encode(), f"{root}/det-0000.params": params})
+    image = np.zeros((16, 16, 3), np.uint8)
+    with quiver.ObjectDetector(f"memory://{root}/det", image_size=(16, 16)) as det:
+        assert [label for label, _, _ in det.detect(image)] == ["1", "0"]  # no synset: class ids
+    fs.pipe(f"{root}/synset.txt", b"cat\ndog\n")
+    with quiver.ObjectDetector(f"memory://{root}/det", image_size=(16, 16)) as det:
+        assert [label for label, _, _ in det.detect(image)] == ["dog", "cat"]
+
+
+def test_uris_without_fsspec_say_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now raises ImportError
+    with pytest.raises(quiver.UnsupportedError, match=r"reading s3://bucket/m-symbol\.json needs fsspec"):
+        quiver.Predictor("s3://bucket/m")
+
+
+def test_unknown_schemes_are_unsupported():
+    pytest.importorskip("fsspec")
+    with pytest.raises(quiver.UnsupportedError, match=r"reading nosuchfs://bucket/m-symbol\.json"):
+        quiver.Predictor("nosuchfs://bucket/m")
+
+
+# -- S3: moto's server on loopback -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint():
+    pytest.importorskip("s3fs")
+    server_module = pytest.importorskip("moto.server")
+    server = server_module.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+
+
+def test_s3_through_fsspec(manifest, s3_endpoint, tmp_path):
+    import s3fs
+
+    options = {"endpoint_url": s3_endpoint, "key": "testing", "secret": "testing"}
+    s3 = s3fs.S3FileSystem(**options)
+    s3.mkdir("models")
+    s3.put(str(_model_dir(tmp_path / "m")) + "/", "models/cnn/", recursive=True)
+    _check_tiny("s3://models/cnn/tiny", manifest, storage_options=options)
+    with pytest.raises(quiver.NotFoundError, match="symbol file not found: s3://models/cnn/resnet-symbol.json"):
+        quiver.Predictor("s3://models/cnn/resnet", storage_options=options)
+    with pytest.raises(quiver.NotFoundError, match="s3://nobucket/cnn/tiny-symbol.json"):
+        quiver.Predictor("s3://nobucket/cnn/tiny", storage_options=options)
+
+
+# -- HTTPS on loopback -------------------------------------------------------------------------------
+
+
+def _self_signed(directory: Path) -> tuple:
+    """A certificate for 127.0.0.1 and localhost, and its key: (cert.pem, key.pem)."""
+    x509 = pytest.importorskip("cryptography.x509")
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "quiver test server")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
+                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the directory; anything under /private/ is forbidden (403)."""
+
+    def do_GET(self):
+        if urllib.parse.urlsplit(self.path).path.startswith("/private/"):
+            self.send_error(403)
+        else:
+            super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def https_site(tmp_path_factory):
+    """(base URL, served directory, cert.pem) of an HTTPS server on loopback."""
+    root = tmp_path_factory.mktemp("site")
+    cert, key = _self_signed(tmp_path_factory.mktemp("tls"))
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(root)))
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}", root, cert
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+def test_https_with_an_explicitly_trusted_certificate(manifest, https_site, monkeypatch):
+    base, root, cert = https_site
+    _model_dir(root / "models")
+    _model_dir(root / "private")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trust this server's certificate (and no other)
+    _check_tiny(f"{base}/models/tiny", manifest)
+    with pytest.raises(quiver.NotFoundError, match=f"params file not found: {base}/models/tiny-0003.params"):
+        quiver.Predictor(f"{base}/models/tiny", epoch=3)
+    with pytest.raises(quiver.NotFoundError, match=f"cannot read the symbol file {base}/private/tiny-symbol.json: "
+                                                   "HTTP 403"):
+        quiver.Predictor(f"{base}/private/tiny")
+
+
+def test_https_refuses_an_untrusted_certificate(https_site, tmp_path, monkeypatch):
+    base, root, _ = https_site
+    other, _ = _self_signed(tmp_path)  # trusted instead: not the server's
+    monkeypatch.setenv("SSL_CERT_FILE", str(other))
+    with pytest.raises(quiver.NotFoundError, match=f"{base}/models/tiny-symbol.json: .*CERTIFICATE_VERIFY_FAILED"):
+        quiver.Predictor(f"{base}/models/tiny")
