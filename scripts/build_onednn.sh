@@ -8,7 +8,7 @@
 # fixes) builds here with the system compiler. Inference workload only, no graph API, no RNN/SDPA:
 # what the runtime calls, built in about a quarter of the full library's time. Threading is the
 # threadpool runtime: oneDNN runs its parallel loops on Quiver's own compute threads
-# (engine/scheduler/compute_pool.h), which spin between kernels and share the process's budget;
+# (engine/backends/cpu/runtime/compute_pool.h), which spin between kernels and share the process's budget;
 # OpenMP's per-caller teams slept and woke twice per kernel.
 #
 # Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script's commands

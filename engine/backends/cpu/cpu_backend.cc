@@ -3,9 +3,9 @@
 #include <mutex>
 
 #include "backends/backend.h"
-#include "backends/cpu/constant_cache.h"
-#include "backends/cpu/cpu_precision.h"
-#include "backends/cpu/dnnl_kernel.h"
+#include "backends/cpu/runtime/constant_cache.h"
+#include "backends/cpu/runtime/cpu_precision.h"
+#include "backends/cpu/kernels/dnnl_kernel.h"
 #include "scheduler/cpu_budget.h"
 #include "scheduler/engine.h"
 

@@ -1,4 +1,4 @@
-#include "backends/cpu/kernel.h"
+#include "backends/cpu/kernels/kernel.h"
 #include "common/error.h"
 
 namespace qv::cpu {

@@ -2,13 +2,13 @@
 // tensors on the device, kernels from cuBLASLt and the backend's own CUDA code (kernel_registry.cc
 // lists them), parameters uploaded once per device, and each invocation's steps on one stream.
 #include "backends/backend.h"
-#include "backends/cuda/convolution_kernel.h"
-#include "backends/cuda/cuda_execution.h"
-#include "backends/cuda/cuda_graph_replay.h"
-#include "backends/cuda/cuda_kernel.h"
-#include "backends/cuda/cuda_memory.h"
-#include "backends/cuda/device_constants.h"
-#include "backends/cuda/device_copy_kernel.h"
+#include "backends/cuda/kernels/convolution_kernel.h"
+#include "backends/cuda/runtime/cuda_execution.h"
+#include "backends/cuda/runtime/cuda_graph_replay.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "backends/cuda/runtime/cuda_memory.h"
+#include "backends/cuda/runtime/device_constants.h"
+#include "backends/cuda/kernels/device_copy_kernel.h"
 #include "backends/cuda/row_major_layout.h"
 #include "common/error.h"
 

@@ -1,4 +1,4 @@
-#include "backends/cpu/constant_cache.h"
+#include "backends/cpu/runtime/constant_cache.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>

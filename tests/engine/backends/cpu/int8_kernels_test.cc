@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "backends/cpu/cpu_precision.h"
+#include "backends/cpu/runtime/cpu_precision.h"
 #include "engine/ops/op_test_util.h"
 #include "ops/int8_hints.h"
 

@@ -1,6 +1,6 @@
 // BlockPool's caching, rounding and out-of-memory behaviour over a host allocator that counts calls
 // and can be made to fail.
-#include "backends/cuda/block_pool.h"
+#include "backends/cuda/runtime/block_pool.h"
 
 #include <catch2/catch.hpp>
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cuda/completion_poller.h"
+#include "backends/cuda/runtime/completion_poller.h"
 
 using qv::cuda::CompletionPoller;
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "backends/cuda/convolution_kernel.h"
-#include "backends/cuda/cudnn_error.h"
+#include "backends/cuda/kernels/convolution_kernel.h"
+#include "backends/cuda/runtime/cudnn_error.h"
 #include "common/error.h"
 #include "quiver/c_api.h"
 #include "support/single_op.h"

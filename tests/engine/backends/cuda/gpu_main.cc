@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "backends/cuda/cuda_error.h"
+#include "backends/cuda/runtime/cuda_error.h"
 
 #ifndef QUIVER_MIN_GPUS
 #define QUIVER_MIN_GPUS 1

@@ -1,0 +1,129 @@
+// Two-input arithmetic and comparisons (ops/binary_math.h): oneDNN's binary primitive for add, sub,
+// mul, div, maximum and minimum of equal shapes (any layout, the right side converted to the left's),
+// a row-major loop with numpy broadcasting otherwise.
+#include <optional>
+#include <vector>
+
+#include "backends/cpu/kernels/dnnl_kernel.h"
+#include "ops/elemwise_binary.h"
+#include "backends/cpu/runtime/compute_pool.h"
+
+namespace qv::cpu {
+namespace {
+
+class BroadcastKernel : public Kernel {
+ public:
+  BroadcastKernel(BinaryMath f, const Shape& a, const Shape& b, const Shape& out) : f_(f), out_(out) {
+    // Row-major strides of each input over the output's axes; 0 where the input broadcasts.
+    a_strides_ = StridesFor(a);
+    b_strides_ = StridesFor(b);
+  }
+
+  void Execute(const ExecArgs& args) const override {
+    // One loop per function, so that the function inlines into it.
+    using B = BinaryMath;
+    switch (f_) {
+      case B::kAdd: return Run<B::kAdd>(args);
+      case B::kSub: return Run<B::kSub>(args);
+      case B::kMul: return Run<B::kMul>(args);
+      case B::kDiv: return Run<B::kDiv>(args);
+      case B::kMaximum: return Run<B::kMaximum>(args);
+      case B::kMinimum: return Run<B::kMinimum>(args);
+      case B::kPower: return Run<B::kPower>(args);
+      case B::kMod: return Run<B::kMod>(args);
+      case B::kEqual: return Run<B::kEqual>(args);
+      case B::kNotEqual: return Run<B::kNotEqual>(args);
+      case B::kGreater: return Run<B::kGreater>(args);
+      case B::kGreaterEqual: return Run<B::kGreaterEqual>(args);
+      case B::kLesser: return Run<B::kLesser>(args);
+      case B::kLesserEqual: return Run<B::kLesserEqual>(args);
+    }
+  }
+
+ private:
+  template <BinaryMath F>
+  void Run(const ExecArgs& args) const {
+    const float* a = static_cast<const float*>(args.inputs[0]);
+    const float* b = static_cast<const float*>(args.inputs[1]);
+    float* y = static_cast<float*>(args.outputs[0]);
+    const int64_t n = ElementCount(out_);
+    const int ndim = static_cast<int>(out_.size());
+    ParallelFor(args.threads, n, [&](int64_t i) {
+      int64_t rest = i, ia = 0, ib = 0;
+      for (int d = ndim - 1; d >= 0; --d) {
+        const int64_t coord = rest % out_[d];
+        rest /= out_[d];
+        ia += coord * a_strides_[d];
+        ib += coord * b_strides_[d];
+      }
+      y[i] = ApplyBinaryMath(F, a[ia], b[ib]);
+    });
+  }
+
+  std::vector<int64_t> StridesFor(const Shape& s) const {
+    std::vector<int64_t> strides(out_.size(), 0);
+    int64_t stride = 1;
+    for (int d = static_cast<int>(s.size()) - 1; d >= 0; --d) {
+      const size_t od = out_.size() - s.size() + d;
+      strides[od] = s[d] == 1 ? 0 : stride;
+      stride *= s[d];
+    }
+    return strides;
+  }
+
+  BinaryMath f_;
+  Shape out_;
+  std::vector<int64_t> a_strides_, b_strides_;
+};
+
+// oneDNN's algorithm for the functions it has whose f(0, 0) = 0 (a blocked layout's zero padding stays
+// zero); division too, on row-major data only (its padding would be divided by zero).
+std::optional<dnnl::algorithm> DnnlAlgorithm(BinaryMath f) {
+  switch (f) {
+    case BinaryMath::kAdd: return dnnl::algorithm::binary_add;
+    case BinaryMath::kSub: return dnnl::algorithm::binary_sub;
+    case BinaryMath::kMul: return dnnl::algorithm::binary_mul;
+    case BinaryMath::kDiv: return dnnl::algorithm::binary_div;
+    case BinaryMath::kMaximum: return dnnl::algorithm::binary_max;
+    case BinaryMath::kMinimum: return dnnl::algorithm::binary_min;
+    default: return std::nullopt;
+  }
+}
+
+KernelBuild BuildBinary(const KernelRequest& req) {
+  const BinaryMath f = BinaryMathOf(req.attrs.op());
+  const Shape& a = req.inputs[0].type.shape;
+  const Shape& b = req.inputs[1].type.shape;
+  const Shape& out = req.outputs[0].shape;
+  KernelBuild build;
+  build.runtime_inputs = {0, 1};
+  const std::optional<dnnl::algorithm> algorithm = DnnlAlgorithm(f);
+  const bool plain_only = f == BinaryMath::kDiv && req.inputs[0].desc != PlainDesc(a);
+  if (a != b || !algorithm || plain_only) {
+    build.input_descs = {PlainDesc(a), PlainDesc(b)};
+    build.output_descs = {PlainDesc(out)};
+    build.kernel = std::make_unique<BroadcastKernel>(f, a, b, out);
+    return build;
+  }
+  const Desc layout = req.inputs[0].desc;
+  const dnnl::binary::primitive_desc pd(CpuEngine(), *algorithm, layout, layout, layout, BaseAttr());
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};
+  args[DNNL_ARG_SRC_1] = {ArgSource::kInput, 1, nullptr, layout};
+  args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
+  build.input_descs = {layout, layout};
+  build.output_descs = {layout};
+  build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
+                                    "_minimum", "_power", "_mod", "_equal", "_not_equal", "_greater", "_greater_equal",
+                                    "_lesser", "_lesser_equal", "broadcast_add", "broadcast_sub", "broadcast_mul",
+                                    "broadcast_div", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
+                                    "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+                                    "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal"},
+                                   BuildBinary);
+
+}  // namespace
+}  // namespace qv::cpu

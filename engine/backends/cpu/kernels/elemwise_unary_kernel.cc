@@ -1,0 +1,20 @@
+// The element-wise math functions (ops/unary_math.h) as a loop: the same float functions MXNet's CPU
+// kernels call (exp is expf, ...), so the results agree with MXNet's bit for bit.
+#include "backends/cpu/kernels/eltwise.h"
+#include "ops/unary_math.h"
+
+namespace qv::cpu {
+namespace {
+
+KernelBuild BuildUnaryMath(const KernelRequest& req) {
+  const UnaryMath f = UnaryMathOf(req.attrs.op());
+  return BuildElementwiseLoop(req, [f](float x) { return ApplyUnaryMath(f, x); }, KeepsZero(f));
+}
+
+const CpuKernelRegistrar kRegister({"exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
+                                    "square", "reciprocal", "abs", "sign", "negative", "floor", "ceil", "round",
+                                    "rint", "trunc", "fix", "sin", "cos", "tan", "tanh", "erf"},
+                                   BuildUnaryMath);
+
+}  // namespace
+}  // namespace qv::cpu

@@ -1,0 +1,83 @@
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "backends/cpu/kernels/dnnl_kernel.h"
+
+namespace qv::cpu {
+namespace {
+
+// Quantizes float data with the scale measured on it: max |value| / levels, written where the reorder
+// reads its destination scale.
+class MeasuredQuantizeKernel : public Kernel {
+ public:
+  MeasuredQuantizeKernel(const Desc& from, const Desc& to, float levels, std::unique_ptr<Kernel> reorder)
+      : floats_(from.get_size() / sizeof(float)), offset_(ScaleOffset(to)), levels_(levels), reorder_(std::move(reorder)) {}
+
+  void Execute(const ExecArgs& args) const override {
+    const float* x = static_cast<const float*>(args.inputs[0]);
+    float largest = 0;
+    for (size_t i = 0; i < floats_; ++i) largest = std::max(largest, std::fabs(x[i]));
+    // All zeros: any scale gives zeros.
+    const float scale = largest > 0 ? largest / levels_ : 1.f;
+    std::memcpy(static_cast<char*>(args.outputs[0]) + offset_, &scale, sizeof scale);
+    reorder_->Execute(args);
+  }
+
+ private:
+  size_t floats_;  // blocked layouts pad with zeros, which leave the maximum alone
+  size_t offset_;
+  float levels_;
+  std::unique_ptr<Kernel> reorder_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, const Quantization& to_quant) {
+  dnnl::primitive_attr attr = BaseAttr();
+  std::unordered_map<int, ArgSource> args;
+  args[DNNL_ARG_FROM] = {ArgSource::kInput, 0, nullptr, from};
+  args[DNNL_ARG_TO] = {ArgSource::kOutput, 0, nullptr, to};
+  std::vector<ScaleWrite> writes;
+  const bool int8_in = IsQuantized(from), int8_out = IsQuantized(to);
+  if (int8_in) {
+    attr.set_scales_mask(DNNL_ARG_SRC, 0);
+    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, 0, nullptr, ScaleDesc(), ScaleOffset(from)};
+  }
+  if (int8_out) {
+    attr.set_scales_mask(DNNL_ARG_DST, 0);
+    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(to)};
+    if (to_quant.scale > 0) writes.push_back({0, ScaleOffset(to), to_quant.scale});
+    else if (int8_in) writes.push_back({0, ScaleOffset(to), 0, 0, ScaleOffset(from)});
+  }
+  const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to, attr);
+  auto reorder = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
+  if (int8_out && !int8_in && to_quant.scale == 0)
+    return std::make_unique<MeasuredQuantizeKernel>(from, to, to_quant.levels, std::move(reorder));
+  return reorder;
+}
+
+namespace {
+
+// Flatten, Reshape, expand_dims, squeeze and reshape_like keep the row-major order of the data: one reorder reads any
+// layout and writes the row-major result, which is the output's bytes (int8 data stays int8).
+KernelBuild BuildRowMajorView(const KernelRequest& req) {
+  const ValueInfo& in = req.inputs[0];
+  const Desc from = in.desc;
+  const auto type = from.get_data_type();
+  const bool int8 = IsQuantized(from);
+  const Desc to = PlainDesc(in.type.shape, int8 ? type : dnnl::memory::data_type::f32);
+  KernelBuild build;
+  build.runtime_inputs = {0};
+  build.input_descs = {from};
+  build.input_quants = {in.quant};
+  build.output_descs = {PlainDesc(req.outputs[0].shape, to.get_data_type())};
+  build.output_quants = {in.quant};
+  build.kernel = MakeReorderKernel(from, to, in.quant);
+  return build;
+}
+
+const CpuKernelRegistrar kRegister({"Flatten", "Reshape", "expand_dims", "squeeze", "reshape_like"}, BuildRowMajorView, true);
+
+}  // namespace
+}  // namespace qv::cpu
