@@ -6,15 +6,15 @@
 //
 // input.f32 holds one or more raw float32 images of shape (C,H,W). Thread t predicts image
 // t % images; threads beyond the number of images scale it, so that no two threads share an input
-// and a result handed to the wrong thread would show.
-#include <quiver/c_api.h>
+// and a result handed to the wrong thread would show. Written on the C++ API (quiver/quiver.hpp),
+// whose handles free themselves and whose failures arrive as quiver::Error.
+#include <quiver/quiver.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <future>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -23,14 +23,6 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Array = std::unique_ptr<QvNDArray_, int (*)(QvNDArrayHandle)>;
-using CachedOp = std::unique_ptr<QvCachedOp_, int (*)(QvCachedOpHandle)>;
-
-// Turns a failed Qv* call into an exception carrying Quiver's message.
-void Check(int status, const std::string& what) {
-  if (status != QV_OK)
-    throw std::runtime_error(what + " failed (status " + std::to_string(status) + "): " + QvGetLastError());
-}
 
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
@@ -46,53 +38,9 @@ std::vector<float> ReadFloats(const std::string& path) {
   return data;
 }
 
-// prefix-symbol.json + prefix-EPOCH.params, compiled into one cached op that any thread may invoke.
-CachedOp LoadModel(const std::string& prefix, int epoch) {
-  QvSymbolHandle sym = nullptr;
-  Check(QvSymbolCreateFromFile((prefix + "-symbol.json").c_str(), &sym), "loading " + prefix + "-symbol.json");
-  char params_path[4096];
-  std::snprintf(params_path, sizeof params_path, "%s-%04d.params", prefix.c_str(), epoch);
-  uint32_t n = 0, n_names = 0;
-  QvNDArrayHandle* params = nullptr;
-  const char** names = nullptr;
-  int status = QvNDArrayLoad(params_path, &n, &params, &n_names, &names);
-  if (status != QV_OK) QvSymbolFree(sym);
-  Check(status, std::string("loading ") + params_path);
-
-  const char* keys[] = {"device"};
-  const char* vals[] = {"cpu"};
-  QvCachedOpHandle op = nullptr;
-  status = QvCreateCachedOpEx(sym, n, names, params, 1, keys, vals, &op, /*thread_safe=*/1);
-  for (uint32_t i = 0; i < n; ++i) QvNDArrayFree(params[i]);  // the op keeps its own copy
-  QvSymbolFree(sym);
-  Check(status, "creating the cached op");
-  return CachedOp(op, QvFreeCachedOp);
-}
-
-Array MakeInput(const std::vector<float>& data, const std::vector<int64_t>& shape) {
-  QvNDArrayHandle a = nullptr;
-  Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), QV_CPU, 0, QV_FLOAT32, &a),
-        "creating an input");
-  Array input(a, QvNDArrayFree);
-  Check(QvNDArraySyncCopyFromCPU(a, data.data(), data.size() * sizeof(float)), "filling an input");
-  return input;
-}
-
-// One prediction: submit, then wait for and copy out the first output.
-std::vector<float> Predict(QvCachedOpHandle op, QvNDArrayHandle input) {
-  uint32_t n_out = 0;
-  QvNDArrayHandle* out = nullptr;
-  Check(QvInvokeAsync(op, 1, &input, &n_out, &out), "QvInvokeAsync");
-  std::vector<Array> outputs;  // ours to free; `out` itself is a thread-local array of the runtime
-  for (uint32_t i = 0; i < n_out; ++i) outputs.emplace_back(out[i], QvNDArrayFree);
-  uint32_t ndim = 0;
-  const int64_t* shape = nullptr;
-  Check(QvNDArrayGetShape(outputs[0].get(), &ndim, &shape), "reading the output shape");
-  size_t count = 1;
-  for (uint32_t d = 0; d < ndim; ++d) count *= static_cast<size_t>(shape[d]);
-  std::vector<float> scores(count);
-  Check(QvNDArraySyncCopyToCPU(outputs[0].get(), scores.data(), count * sizeof(float)), "reading the output");
-  return scores;
+// One prediction: submit, wait, and copy out the first output.
+std::vector<float> Predict(const quiver::CachedOp& op, const quiver::NDArray& input) {
+  return op.Invoke({&input})[0].ToVector<float>();
 }
 
 bool BitIdentical(const std::vector<float>& a, const std::vector<float>& b) {
@@ -130,7 +78,8 @@ int Run(int argc, char** argv) {
   const std::vector<int64_t> shape = {1, c, h, w};
 
   const auto t_load = Clock::now();
-  CachedOp op = LoadModel(prefix, epoch);
+  // One cached op that any thread may invoke (thread-safe, the default).
+  const quiver::CachedOp op = quiver::CachedOp::Load(prefix, epoch, {{"device", "cpu"}});
   std::printf("model %s (epoch %d) loaded and compiled in %.0f ms: one thread-safe cached op shared by %d threads\n",
               prefix.c_str(), epoch, 1e3 * Seconds(Clock::now() - t_load), n_threads);
 
@@ -143,9 +92,9 @@ int Run(int argc, char** argv) {
   }
 
   // The sequential run: one prediction at a time, after one that compiles the plan for this shape.
-  Predict(op.get(), MakeInput(workers[0].data, shape).get());
+  Predict(op, quiver::NDArray::FromVector(workers[0].data, shape));
   const auto t_seq = Clock::now();
-  for (Worker& wk : workers) wk.reference = Predict(op.get(), MakeInput(wk.data, shape).get());
+  for (Worker& wk : workers) wk.reference = Predict(op, quiver::NDArray::FromVector(wk.data, shape));
   const double seq_s = Seconds(Clock::now() - t_seq);
   std::printf("sequential reference: %d predictions in %.1f ms (%.2f predictions/s)\n", n_threads, 1e3 * seq_s,
               n_threads / seq_s);
@@ -157,10 +106,10 @@ int Run(int argc, char** argv) {
   for (Worker& wk : workers) {
     threads.emplace_back([&wk, &op, &shape, go, iterations] {
       try {
-        Array input = MakeInput(wk.data, shape);
+        const quiver::NDArray input = quiver::NDArray::FromVector(wk.data, shape);
         go.wait();
         const auto t0 = Clock::now();
-        for (int i = 0; i < iterations; ++i) wk.results.push_back(Predict(op.get(), input.get()));
+        for (int i = 0; i < iterations; ++i) wk.results.push_back(Predict(op, input));
         wk.seconds = Seconds(Clock::now() - t0);
       } catch (const std::exception& e) {
         wk.error = e.what();
