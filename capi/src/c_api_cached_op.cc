@@ -128,6 +128,33 @@ int QvListCachedOpFlags(const char** json) {
   });
 }
 
+int QvCachedOpGetStats(QvCachedOpHandle op, const char** json) {
+  return capi::Guard([&] {
+    capi::Require(json, "json");
+    const CachedOp::Statistics s = capi::CachedOps().Get(op, "cached op")->op->statistics();
+    const OpStatistics::Snapshot& c = s.counts;
+    nlohmann::json sizes = nlohmann::json::object();
+    for (const auto& [rows, batches] : c.batch_sizes) sizes[std::to_string(rows)] = batches;
+    const nlohmann::json stats = {
+        {"requests",
+         {{"admitted", c.admitted},
+          {"rejected_busy", c.rejected_busy},
+          {"completed", c.completed},
+          {"failed", c.failed},
+          {"cancelled", c.cancelled},
+          {"deadline_exceeded", c.deadline_exceeded}}},
+        {"queue_wait_us",
+         {{"count", c.queue_wait_count}, {"p50", c.queue_wait_p50_us}, {"p90", c.queue_wait_p90_us},
+          {"p99", c.queue_wait_p99_us}}},
+        {"run_us", {{"count", c.run_count}, {"p50", c.run_p50_us}, {"p90", c.run_p90_us}, {"p99", c.run_p99_us}}},
+        {"batches", {{"count", c.batches}, {"rows", c.batch_rows}, {"padding_rows", c.padding_rows}, {"sizes", sizes}}},
+        {"plans", {{"compiled", c.plans_compiled}, {"cached", s.plans_cached}, {"evicted", s.plans_evicted}}}};
+    thread_local std::string text;
+    text = stats.dump();
+    *json = text.c_str();
+  });
+}
+
 int QvCachedOpGetPrecision(QvCachedOpHandle op, const char** precision) {
   return capi::Guard([&] {
     capi::Require(precision, "precision");

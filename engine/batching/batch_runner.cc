@@ -46,6 +46,7 @@ void BatchRunner::CompileRowCounts(const std::vector<TensorType>& types) {
 
 void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()> done) {
   // The batch runs from here: each live request's end is reported by the invocation, once it is over.
+  const auto started = Request::Clock::now();
   std::vector<RequestPtr> live;
   std::vector<InvocationRequest> requests;
   for (const auto& r : batch) {
@@ -53,15 +54,18 @@ void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()
     if (!r->control->Check().ok() || !r->control->TakeFinisher(&end)) continue;
     live.push_back(r);
     requests.push_back({r->inputs, r->outputs, r->control, std::move(end)});
+    statistics_.QueueWaited(started - r->arrived);
   }
   std::shared_ptr<const Plan> plan;
   try {
     if (!live.empty()) {
       int64_t rows = 0;
       for (const auto& r : live) rows += r->rows;
-      const std::vector<TensorType> types = MergedTypes(live, options_.PaddedRows(rows));
+      const int64_t padded = options_.PaddedRows(rows);
+      const std::vector<TensorType> types = MergedTypes(live, padded);
       CompileRowCounts(types);
       plan = plans_(types);
+      statistics_.Batched(rows, padded);
     }
   } catch (...) {
     EndInvocation(requests, FailureFromCurrentException());
@@ -69,7 +73,10 @@ void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()
     return;
   }
   // The requests hold their op, whose parameters the plan reads, until the run is over.
-  StartInvocation(std::move(plan), device_, std::move(requests), [live, done = std::move(done)] { done(); });
+  StartInvocation(std::move(plan), device_, std::move(requests), [this, live, started, done = std::move(done)] {
+    statistics_.Ran(Request::Clock::now() - started);
+    done();
+  });
 }
 
 }  // namespace qv

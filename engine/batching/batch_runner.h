@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "batching/batching_options.h"
+#include "batching/op_statistics.h"
 #include "batching/request.h"
 #include "plan/plan.h"
 
@@ -23,9 +24,10 @@ using PlanSource = std::function<std::shared_ptr<const Plan>(const std::vector<T
 
 class BatchRunner {
  public:
-  // Requests' arrays and the plans are on `device` (inputs may be in host memory).
-  BatchRunner(BatchingOptions options, PlanSource plans, const Device& device)
-      : options_(std::move(options)), plans_(std::move(plans)), device_(device) {}
+  // Requests' arrays and the plans are on `device` (inputs may be in host memory). Queue waits, run
+  // times and batch sizes are counted into `statistics` (which outlives the runner).
+  BatchRunner(BatchingOptions options, PlanSource plans, const Device& device, OpStatistics& statistics)
+      : options_(std::move(options)), plans_(std::move(plans)), device_(device), statistics_(statistics) {}
 
   // Starts the batch; every request in it ends, then `done` runs (on a synchronous backend before
   // this returns). Thread-safe; never throws: a failure ends every request of the batch that has not
@@ -41,6 +43,7 @@ class BatchRunner {
   const BatchingOptions options_;
   const PlanSource plans_;
   const Device device_;
+  OpStatistics& statistics_;
   std::mutex compiled_mu_;
   std::set<std::vector<std::vector<int64_t>>> compiled_rows_;  // row shapes (axis 0 dropped, dtype appended)
 };

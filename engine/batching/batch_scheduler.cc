@@ -13,8 +13,8 @@
 namespace qv {
 
 struct BatchScheduler::State {
-  State(const BatchingOptions& o, RunBatch r, VarPtr s, bool a)
-      : options(o), run(std::move(r)), serial(std::move(s)), asynchronous(a), queue(o) {}
+  State(const BatchingOptions& o, RunBatch r, VarPtr s, bool a, OpStatistics& st)
+      : options(o), run(std::move(r)), serial(std::move(s)), asynchronous(a), statistics(st), queue(o) {}
 
   // Wakes the dispatcher; the lock makes sure a dispatcher about to wait sees what changed.
   void Poke() {
@@ -26,6 +26,7 @@ struct BatchScheduler::State {
   const RunBatch run;
   const VarPtr serial;
   const bool asynchronous;
+  OpStatistics& statistics;
   std::atomic<int> queued{0};  // admitted and not yet running or ended (max_queue)
   std::mutex mu;
   std::condition_variable wake;
@@ -36,8 +37,9 @@ struct BatchScheduler::State {
 };
 
 BatchScheduler::BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial,
-                               bool completes_asynchronously)
-    : state_(std::make_shared<State>(options, std::move(run), std::move(serial), completes_asynchronously)) {
+                               bool completes_asynchronously, OpStatistics& statistics)
+    : state_(std::make_shared<State>(options, std::move(run), std::move(serial), completes_asynchronously,
+                                     statistics)) {
   std::thread(Dispatch, state_).detach();
 }
 
@@ -74,18 +76,23 @@ void BatchScheduler::Submit(RequestPtr request) {
 void BatchScheduler::Enqueue(const std::shared_ptr<State>& state, RequestPtr request, const Engine::Completion& done) {
   std::weak_ptr<State> weak = state;
   const std::shared_ptr<CountedSlot> seat = request->queue_slot;
-  auto finish = [done, admission = request->admission, seat, weak](const Failure& failure) mutable {
+  // The request holds its op, and so the statistics, until it has ended.
+  OpStatistics* const statistics = &state->statistics;
+  auto finish = [done, admission = request->admission, seat, weak, statistics](const Failure& failure) mutable {
     // max_inflight and max_queue have room again before the outputs become readable: a request cancelled
     // in the queue gives its place back at once, not when the dispatcher next sweeps the queue.
     seat->Release();
     admission.reset();
+    statistics->Ended(failure);
     done(failure);
     if (auto s = weak.lock()) s->Poke();  // an ended request leaves the queue now
   };
   request->admission.reset();
   if (!request->control->SetFinisher(std::move(finish))) {
     seat->Release();
-    done(request->control->Check());  // cancelled or expired before it was queued
+    const Failure ended = request->control->Check();  // cancelled or expired before it was queued
+    statistics->Ended(ended);
+    done(ended);
     return;
   }
   {

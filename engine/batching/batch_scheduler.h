@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "batching/batching_options.h"
+#include "batching/op_statistics.h"
 #include "batching/request.h"
 #include "scheduler/engine.h"
 
@@ -26,7 +27,9 @@ class BatchScheduler {
   // `serial`: a variable every run writes (orders runs of an op that is not thread-safe), or null.
   // `completes_asynchronously`: whether a batch ends after `run` returns, on the device's thread
   // (PushInvocationWork), rather than on an engine worker before it returns.
-  BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial, bool completes_asynchronously);
+  // Every request's end is counted into `statistics`, which outlives the requests.
+  BatchScheduler(const BatchingOptions& options, RunBatch run, VarPtr serial, bool completes_asynchronously,
+                 OpStatistics& statistics);
   ~BatchScheduler();
   BatchScheduler(const BatchScheduler&) = delete;
   BatchScheduler& operator=(const BatchScheduler&) = delete;

@@ -85,13 +85,14 @@ CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, Const
   if (!options_.batching.enabled) return;
   // Batches hold requests, which hold the op: `this` outlives every run.
   batch_runner_ = std::make_unique<BatchRunner>(
-      options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); }, options_.device);
+      options_.batching, [this](const std::vector<TensorType>& types) { return PlanFor(types); }, options_.device,
+      statistics_);
   scheduler_ = std::make_unique<BatchScheduler>(
       options_.batching,
       [this](const std::vector<RequestPtr>& batch, std::function<void()> done) {
         batch_runner_->Run(batch, std::move(done));
       },
-      options_.thread_safe ? nullptr : serial_var_, backend_.completes_asynchronously());
+      options_.thread_safe ? nullptr : serial_var_, backend_.completes_asynchronously(), statistics_);
 }
 
 std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<std::string, NDArrayPtr>& file_params,
@@ -162,6 +163,7 @@ std::shared_ptr<const Plan> CachedOp::PlanFor(const std::vector<TensorType>& typ
   std::shared_ptr<const Plan> plan = Plan::Compile(graph_, constants_, types, backend_, options_.device,
                                                     options_.precision, *store_, options_.backend.step_recording);
   plans_.Insert(key, plan);
+  statistics_.PlanCompiled();
   // Keep each weight once: in the layout its kernel reads, not also as the plain copy.
   for (int id : packable_) constants_[id] = store_->Repack(constants_[id]);
   return plan;
@@ -219,9 +221,11 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   }
 
   std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
-  if (!slot)
+  if (!slot) {
+    statistics_.RejectedBusy();
     throw Error(Status::kBusy, "max_inflight (" + std::to_string(options_.max_inflight) +
                                  ") invocations are already in flight");
+  }
 
   if (scheduler_) {
     RequestPtr r = NewRequest(inputs, *outputs, input_names(), output_names(), out_types,
@@ -230,7 +234,13 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
     r->control = control;
     r->keepalive = shared_from_this();
     r->admission = std::shared_ptr<InflightSlot>(std::move(slot));
-    scheduler_->Submit(std::move(r));
+    try {
+      scheduler_->Submit(std::move(r));
+    } catch (const Error& e) {
+      if (e.status() == Status::kBusy) statistics_.RejectedBusy();
+      throw;
+    }
+    statistics_.Admitted();
     for (const auto& a : *outputs) a->set_producer(control);
     return;
   }
@@ -240,14 +250,18 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   for (const auto& a : *outputs) writes.push_back(a->var());
   if (!options_.thread_safe) writes.push_back(serial_var_);
   // The work holds the op (its parameters and plans), the plan and every array until the run is over.
+  statistics_.Admitted();
   PushInvocationWork(
       backend_.completes_asynchronously(),
       [self = shared_from_this(), plan, request = InvocationRequest{inputs, *outputs, control, nullptr},
        slot = std::shared_ptr<InflightSlot>(std::move(slot))](const Engine::Completion& done) mutable {
         // The slot is free again before the outputs become readable, so a caller who waited for them
         // can submit at once.
-        request.end = [slot = std::move(slot), done](const Failure& ended) mutable {
+        request.end = [slot = std::move(slot), done, self, started = InvocationControl::Clock::now()](
+                          const Failure& ended) mutable {
           slot.reset();
+          self->statistics_.Ran(InvocationControl::Clock::now() - started);
+          self->statistics_.Ended(ended);
           done(ended);
         };
         StartInvocation(std::move(plan), self->options_.device, {std::move(request)}, [self] {});

@@ -15,6 +15,7 @@
 #include "batching/batch_runner.h"
 #include "batching/batch_scheduler.h"
 #include "batching/batching_options.h"
+#include "batching/op_statistics.h"
 #include "cachedop/cached_op_options.h"
 #include "cachedop/input_dtypes.h"
 #include "cachedop/plan_cache.h"
@@ -52,6 +53,13 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
               const InvokeOptions& request = {});
   // The op's handle is gone: queued requests run without waiting for others to join their batch.
   void DrainQueue();
+  // What it has done since creation (QvCachedOpGetStats), with the plans it keeps and has evicted.
+  struct Statistics {
+    OpStatistics::Snapshot counts;
+    size_t plans_cached = 0;
+    uint64_t plans_evicted = 0;
+  };
+  Statistics statistics() const { return {statistics_.Read(), plans_.size(), plans_.evictions()}; }
 
  private:
   CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants, const Backend& backend,
@@ -71,6 +79,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   std::mutex compile_mu_;  // one compilation at a time; guards constants_ and store_
   PlanCache plans_;
   std::atomic<int> inflight_{0};
+  OpStatistics statistics_;  // declared before the queue, whose requests count into it
   VarPtr serial_var_;  // written by every invocation when not thread-safe, which orders them
   std::unique_ptr<BatchRunner> batch_runner_;  // runs the scheduler's batches, if options_.batching.enabled
   std::unique_ptr<BatchScheduler> scheduler_;  // the request queue, if options_.batching.enabled

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -201,6 +202,17 @@ class Predictor:
         """What the model computes in: ``"float32"``, ``"bfloat16"`` or ``"int8"`` (``"auto"``
         resolved to what this machine runs)."""
         return self._precision
+
+    def stats(self) -> Dict[str, Any]:
+        """What the model has done since it was loaded (QvCachedOpGetStats): requests by how they ended,
+        queue waits and run times (``p50``/``p90``/``p99`` in microseconds), batch sizes and padding,
+        plans compiled, kept and evicted. ``quiver.metrics.prometheus_text`` renders it for Prometheus."""
+        op = self._op.acquire()
+        try:
+            stats: Dict[str, Any] = json.loads(capi.QvCachedOpGetStats(op))
+            return stats
+        finally:
+            self._op.release()
 
     def input_desc(self, name: Optional[str] = None) -> Optional[DataDesc]:
         """The DataDesc given for an input (the first input when name is None), or None."""

@@ -60,6 +60,7 @@ typedef struct {
   int (*CachedOpDescribe)(QvCachedOpHandle, const char **);
   int (*CachedOpGetPrecision)(QvCachedOpHandle, const char **);
   int (*ListCachedOpFlags)(const char **);
+  int (*CachedOpGetStats)(QvCachedOpHandle, const char **);
   int (*CalibratorCreate)(QvSymbolHandle, uint32_t, const char **, QvNDArrayHandle *, int, const char **,
                           const char **, QvCalibratorHandle *);
   int (*CalibratorListInputs)(QvCalibratorHandle, uint32_t *, const char ***);
@@ -132,6 +133,7 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(CachedOpDescribe);
   API_RESOLVE(CachedOpGetPrecision);
   API_RESOLVE(ListCachedOpFlags);
+  API_RESOLVE(CachedOpGetStats);
   API_RESOLVE(CalibratorCreate);
   API_RESOLVE(CalibratorListInputs);
   API_RESOLVE(CalibratorAddBatch);

@@ -376,6 +376,20 @@ QV_EXPORT int QvCachedOpGetPrecision(QvCachedOpHandle op, const char **precision
  * date. Keys may be added in later versions, never removed. *json is a static string. Never blocks. */
 QV_EXPORT int QvListCachedOpFlags(const char **json);
 
+/* What `op` has done since it was created, as a JSON object (UTF-8), counted as it happens:
+ *   {"requests": {"admitted", "rejected_busy", "completed", "failed", "cancelled", "deadline_exceeded"},
+ *    "queue_wait_us": {"count", "p50", "p90", "p99"}, "run_us": {"count", "p50", "p90", "p99"},
+ *    "batches": {"count", "rows", "padding_rows", "sizes": {"ROWS": batches, ...}},
+ *    "plans": {"compiled", "cached", "evicted"}}
+ * Requests are counted when admitted (QvInvokeAsync returned QV_OK) and again, by how they ended, when
+ * their outputs become readable; rejected_busy counts max_inflight and max_queue refusals. A request
+ * whose input holds a failure of the work that produced it ends with that failure without running,
+ * and is counted as admitted only. Queue waits (ops with a request queue) run from submission to the
+ * start of the request's batch; run times from the start of a run to its end (a batch counts once).
+ * Percentiles are within 12.5% of the true value. Keys may be added in later versions, never removed.
+ * *json is valid until the next QvCachedOpGetStats on this thread. Never blocks. */
+QV_EXPORT int QvCachedOpGetStats(QvCachedOpHandle op, const char **json);
+
 /* ---------------------------------------------------------------------------------------------------
  * Int8 calibration (for float32 models; see README: Precision)
  * ------------------------------------------------------------------------------------------------- */

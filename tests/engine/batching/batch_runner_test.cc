@@ -40,7 +40,10 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 10, &ends_a), b = MakeRequest(2, 100, &ends_b), c = MakeRequest(1, 1000, &ends_c);
   REQUIRE(c->control->Cancel());
-  BatchRunner(options, plans, Device{}).Run({a, b, c}, [] {});
+  OpStatistics statistics;
+  BatchRunner(options, plans, Device{}, statistics).Run({a, b, c}, [] {});
+  CHECK(statistics.Read().batch_sizes == std::map<int64_t, uint64_t>{{3, 1}});
+  CHECK(statistics.Read().padding_rows == 1);
   REQUIRE(compiled.size() == 1);
   REQUIRE(compiled[0].shape == Shape{4, 4});  // 3 live rows padded to 4
   REQUIRE(ends_a.size() == 1);
@@ -57,12 +60,13 @@ TEST_CASE("a batch gives each request its own rows and skips those that ended", 
 TEST_CASE("a failing batch fails exactly its live requests with the batch's error", "[batching]") {
   BatchingOptions options;
   options.max_batch_size = 4;
+  OpStatistics statistics;
   std::vector<Failure> ends_a, ends_b, ends_c;
   auto a = MakeRequest(1, 0, &ends_a), b = MakeRequest(1, 0, &ends_b), c = MakeRequest(1, 0, &ends_c);
   REQUIRE(b->control->Cancel());
   BatchRunner(options, [](const std::vector<TensorType>&) -> std::shared_ptr<const Plan> {
     throw Error(Status::kOutOfMemory, "no room for the batch");
-  }, Device{}).Run({a, b}, [] {});
+  }, Device{}, statistics).Run({a, b}, [] {});
   REQUIRE(ends_a.size() == 1);
   REQUIRE(ends_a[0].status == Status::kOutOfMemory);
   REQUIRE(ends_a[0].message == "no room for the batch");
@@ -83,6 +87,7 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
   })json"), {});
   const Backend& cpu = FindBackend(Device{});
   const auto store = cpu.NewConstantStore();
+  OpStatistics statistics;
   BatchingOptions options;
   options.max_batch_size = 4;
   BatchRunner runner(
@@ -90,7 +95,7 @@ TEST_CASE("padding rows are zero even in a reused buffer", "[batching]") {
       [&](const std::vector<TensorType>& types) {
         return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, Precision::kFloat32, *store));
       },
-      Device{});
+      Device{}, statistics);
   std::vector<Failure> ends;
   // A full batch leaves non-zero rows in the pooled 4 x 4 input; then 3 rows are padded to 4.
   runner.Run({MakeRequest(4, 7, &ends)}, [] {});
@@ -117,9 +122,10 @@ TEST_CASE("the first batch of a row shape compiles every padded row count; a fai
     if (types[0].shape[0] == 8) throw Error(Status::kOutOfMemory, "no room for 8 rows");
     return std::shared_ptr<const Plan>(Plan::Compile(graph, {}, types, cpu, Device{}, Precision::kFloat32, *store));
   };
+  OpStatistics statistics;
   BatchingOptions options;
   options.max_batch_size = 6;  // row counts 1, 2, 4 and 6
-  BatchRunner runner(options, plans, Device{});
+  BatchRunner runner(options, plans, Device{}, statistics);
   std::vector<Failure> ends;
   runner.Run({MakeRequest(1, 0, &ends)}, [] {});
   REQUIRE(asked == std::vector<Shape>{{1, 4}, {2, 4}, {4, 4}, {6, 4}, {1, 4}});
@@ -131,7 +137,7 @@ TEST_CASE("the first batch of a row shape compiles every padded row count; a fai
 
   // A row count that fails to compile ahead fails no batch, only the ones that need it.
   options.max_batch_size = 8;
-  BatchRunner wider(options, plans, Device{});
+  BatchRunner wider(options, plans, Device{}, statistics);
   asked.clear();
   ends.clear();
   wider.Run({MakeRequest(3, 0, &ends)}, [] {});

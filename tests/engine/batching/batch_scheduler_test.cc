@@ -94,6 +94,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
   options.enabled = true;
   options.batch_timeout_us = 0;
   options.max_queue = 1;
+  OpStatistics statistics;
   std::mutex mu;
   std::condition_variable changed;
   bool running = false, release = false;
@@ -110,7 +111,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
           if (r->control->Claim()) r->control->Finish({});
         done();
       },
-      nullptr, false);
+      nullptr, false, statistics);
   const auto request = [] {
     auto r = std::make_shared<Request>();
     r->inputs = {Filled({1, 2}, 0)};
