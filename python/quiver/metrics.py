@@ -11,6 +11,25 @@ from typing import Any, Dict, List, Mapping
 
 _REQUEST_OUTCOMES = ("completed", "failed", "cancelled", "deadline_exceeded")
 
+# Series with one value per model: (name, type, help, where in the statistics).
+_PER_MODEL = (
+    ("quiver_requests_admitted_total", "counter", "Requests admitted (the submission returned success).",
+     ("requests", "admitted")),
+    ("quiver_requests_rejected_busy_total", "counter", "Submissions refused by max_inflight or max_queue.",
+     ("requests", "rejected_busy")),
+    ("quiver_batch_padding_rows_total", "counter", "Zero rows added to batches to reach a compiled size.",
+     ("batches", "padding_rows")),
+    ("quiver_plans_compiled_total", "counter", "Plans compiled (one per input shape).", ("plans", "compiled")),
+    ("quiver_plans_evicted_total", "counter", "Plans dropped by the max_plans bound.", ("plans", "evicted")),
+    ("quiver_plans_cached", "gauge", "Plans kept now.", ("plans", "cached")),
+)
+_DURATIONS = (
+    ("queue_wait_us", "quiver_queue_wait_seconds",
+     "Time from submission to the start of the request's batch (ops with a request queue)."),
+    ("run_us", "quiver_run_seconds", "Time a run took, from its start to its end."),
+)
+_QUANTILES = (("0.5", "p50"), ("0.9", "p90"), ("0.99", "p99"))
+
 
 def prometheus_text(models: Mapping[str, Dict[str, Any]]) -> str:
     """The statistics of each model (name -> ``Predictor.stats()``) in Prometheus' text format 0.0.4."""
@@ -24,40 +43,24 @@ def prometheus_text(models: Mapping[str, Dict[str, Any]]) -> str:
         text = ",".join(f'{key}="{_escape(val)}"' for key, val in labels.items())
         lines.append(f"{name}{{{text}}} {value:g}")
 
-    family("quiver_requests_admitted_total", "counter", "Requests admitted (the submission returned success).")
-    for model, s in models.items():
-        sample("quiver_requests_admitted_total", {"model": model}, s["requests"]["admitted"])
-    family("quiver_requests_rejected_busy_total", "counter", "Submissions refused by max_inflight or max_queue.")
-    for model, s in models.items():
-        sample("quiver_requests_rejected_busy_total", {"model": model}, s["requests"]["rejected_busy"])
+    for name, kind, help_text, (group, field) in _PER_MODEL:
+        family(name, kind, help_text)
+        for model, s in models.items():
+            sample(name, {"model": model}, s[group][field])
     family("quiver_requests_ended_total", "counter", "Requests ended, by outcome.")
     for model, s in models.items():
         for outcome in _REQUEST_OUTCOMES:
             sample("quiver_requests_ended_total", {"model": model, "outcome": outcome}, s["requests"][outcome])
-    for key, metric, what in (("queue_wait_us", "quiver_queue_wait_seconds", "Time from submission to the start "
-                               "of the request's batch (ops with a request queue)."),
-                              ("run_us", "quiver_run_seconds", "Time a run took, from its start to its end.")):
-        family(metric, "summary", what)
+    for key, name, help_text in _DURATIONS:
+        family(name, "summary", help_text)
         for model, s in models.items():
-            for quantile, field in (("0.5", "p50"), ("0.9", "p90"), ("0.99", "p99")):
-                sample(metric, {"model": model, "quantile": quantile}, s[key][field] / 1e6)
-            sample(metric + "_count", {"model": model}, s[key]["count"])
+            for quantile, field in _QUANTILES:
+                sample(name, {"model": model, "quantile": quantile}, s[key][field] / 1e6)
+            sample(name + "_count", {"model": model}, s[key]["count"])
     family("quiver_batches_total", "counter", "Batches run, by the rows of requests they held.")
     for model, s in models.items():
         for size, count in sorted(s["batches"]["sizes"].items(), key=lambda item: int(item[0])):
             sample("quiver_batches_total", {"model": model, "rows": size}, count)
-    family("quiver_batch_padding_rows_total", "counter", "Zero rows added to batches to reach a compiled size.")
-    for model, s in models.items():
-        sample("quiver_batch_padding_rows_total", {"model": model}, s["batches"]["padding_rows"])
-    family("quiver_plans_compiled_total", "counter", "Plans compiled (one per input shape).")
-    for model, s in models.items():
-        sample("quiver_plans_compiled_total", {"model": model}, s["plans"]["compiled"])
-    family("quiver_plans_evicted_total", "counter", "Plans dropped by the max_plans bound.")
-    for model, s in models.items():
-        sample("quiver_plans_evicted_total", {"model": model}, s["plans"]["evicted"])
-    family("quiver_plans_cached", "gauge", "Plans kept now.")
-    for model, s in models.items():
-        sample("quiver_plans_cached", {"model": model}, s["plans"]["cached"])
     return "\n".join(lines) + "\n"
 
 

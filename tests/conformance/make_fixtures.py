@@ -193,6 +193,8 @@ CI = {"resnet18_v2": [(1, 64), (2, 64)], "mobilenet0.25": [(1, 96), (2, 64)],
 CI.update({name: [(1, p["ci"]), (2, p["ci"])] for name, p in POSE.items() if "ci" in p})
 # GroupNorm and Fast-SCNN (BilinearResize2D, AdaptiveAvgPooling2D): ~5 s each to make.
 CI.update({"resnet50_v1b_gn": [(1, 64), (2, 64)], "fastscnn_citys": [(1, 64), (2, 64)]})
+# The tracker in its tracking form (two inputs, a weight computed in the graph): ~8 s to make.
+CI["siamrpn_alexnet_v2_otb15"] = TRACKERS["siamrpn_alexnet_v2_otb15"]["cases"]
 
 
 class TextClassifier(mx.gluon.HybridBlock):

@@ -55,6 +55,32 @@ public final class ImageTransform {
     return new ImageTransform(height, width, 0, IMAGENET_MEAN, IMAGENET_STD);
   }
 
+  /** The same preprocessing for an input of another size. */
+  public ImageTransform withSize(int height, int width) {
+    return new ImageTransform(height, width, resizeShort, mean, std);
+  }
+
+  /**
+   * {width, height} of an image of {@code width} x {@code height} resized keeping its aspect ratio: the
+   * shorter side {@code shortSide}, unless the longer would then pass {@code maxSize} (the longer side is
+   * then {@code maxSize}), each rounded to a multiple of {@code stride} (half to even). These are the sizes
+   * of GluonCV's {@code resize_short_within}, which its detectors' presets use (YOLOv3: 416, 1024; Faster
+   * and Mask R-CNN: 600, 1000; SSD and CenterNet: 512, 1024).
+   */
+  public static int[] sizeShortWithin(int width, int height, int shortSide, int maxSize, int stride) {
+    if (width < 1 || height < 1 || shortSide < 1 || maxSize < 1 || stride < 1) {
+      throw new IllegalArgumentException("sizeShortWithin needs positive sizes and stride");
+    }
+    final int small = Math.min(width, height);
+    final int large = Math.max(width, height);
+    double scale = (double) shortSide / small;
+    if (Math.rint(scale * large / stride) * stride > maxSize) {
+      scale = (double) (maxSize / stride * stride) / large;
+    }
+    return new int[] {(int) (Math.rint(width * scale / stride) * stride),
+        (int) (Math.rint(height * scale / stride) * stride)};
+  }
+
   public int height() {
     return height;
   }

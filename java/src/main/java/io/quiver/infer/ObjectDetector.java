@@ -20,14 +20,18 @@ import java.util.Map;
  *       ({@link Instance}), {@link #detect} ignores them.
  * </ul>
  * Rows with a negative class id are padding. Preprocessing is {@link ImageTransform#detection} for the
- * input's DataDesc size (default 512 x 512). Labels come from {@code synset.txt} beside the model when
- * it exists, else class ids are the labels. Safe to share across threads.
+ * input's DataDesc size (default 512 x 512), or, for models that take any input size (YOLOv3, Faster and
+ * Mask R-CNN, CenterNet), each image resized keeping its aspect ratio as GluonCV's presets do
+ * ({@link #keepingAspect}, {@link ImageTransform#sizeShortWithin}). Boxes come back in the pixels of the
+ * image given either way. Labels come from {@code synset.txt} beside the model when it exists, else class
+ * ids are the labels. Safe to share across threads.
  */
 public class ObjectDetector implements AutoCloseable {
   private final Predictor predictor;
   private final List<String> labels; // null: class ids as labels
   private final ImageTransform transform;
   private final String layout;
+  private final int[] within; // {shortSide, maxSize, stride}, or null: the transform's fixed size
 
   public ObjectDetector(String modelPrefix, int epoch, List<DataDesc> inputs) {
     this(new Predictor(modelPrefix, epoch, inputs, Map.of()), Classifier.synsetIfPresent(modelPrefix), null);
@@ -38,10 +42,42 @@ public class ObjectDetector implements AutoCloseable {
    * {@code transform} null for the default.
    */
   public ObjectDetector(Predictor predictor, List<String> labels, ImageTransform transform) {
+    this(predictor, labels, transform, null);
+  }
+
+  /**
+   * Over a Predictor (which it then owns) of a model that takes any input size, resizing each image
+   * keeping its aspect ratio: its shorter side to {@code shortSide} unless the longer would pass
+   * {@code maxSize}, both rounded to multiples of {@code stride} ({@link ImageTransform#sizeShortWithin});
+   * normalised with ImageNet's mean and std. {@code labels} may be null (class ids become the labels).
+   */
+  public ObjectDetector(Predictor predictor, List<String> labels, int shortSide, int maxSize, int stride) {
+    this(predictor, labels, ImageTransform.detection(shortSide, shortSide), checkedWithin(shortSide, maxSize, stride));
+  }
+
+  private static int[] checkedWithin(int shortSide, int maxSize, int stride) {
+    ImageTransform.sizeShortWithin(shortSide, shortSide, shortSide, maxSize, stride); // throws for bad arguments
+    return new int[] {shortSide, maxSize, stride};
+  }
+
+  private ObjectDetector(Predictor predictor, List<String> labels, ImageTransform transform, int[] within) {
     this.predictor = predictor;
     this.labels = labels == null ? null : List.copyOf(labels);
     this.layout = ImageClassifier.imageLayout(predictor);
     this.transform = transform != null ? transform : ImageClassifier.defaultTransform(predictor, 512, 512, false);
+    this.within = within;
+  }
+
+  /**
+   * A model from files (a path or URI prefix) that takes any input size, each image resized keeping its
+   * aspect ratio as {@link #ObjectDetector(Predictor, List, int, int, int)} says (GluonCV's presets:
+   * YOLOv3 416, 1024, 1; Faster and Mask R-CNN 600, 1000, 1; CenterNet 512, 1024, 1). Labels from
+   * {@code synset.txt} beside the model when it exists.
+   */
+  public static ObjectDetector keepingAspect(String modelPrefix, int epoch, int shortSide, int maxSize, int stride) {
+    final int[] within = checkedWithin(shortSide, maxSize, stride);
+    return new ObjectDetector(new Predictor(modelPrefix, epoch, List.of(), Map.of()),
+        Classifier.synsetIfPresent(modelPrefix), ImageTransform.detection(shortSide, shortSide), within);
   }
 
   public Predictor predictor() {
@@ -104,10 +140,26 @@ public class ObjectDetector implements AutoCloseable {
 
   /** Predicts on the image and reads the rows of whichever output form the model gives. */
   private Rows rows(BufferedImage image) {
-    final float[][] outputs = predictor.predict(transform.apply(List.of(image), layout));
-    final long[][] shapes = new long[outputs.length][];
-    for (int i = 0; i < outputs.length; ++i) {
-      shapes[i] = predictor.lastOutputShape(i);
+    final ImageTransform fitted = fitted(image);
+    final long[] inputShape = layout.equals("NHWC") ? new long[] {1, fitted.height(), fitted.width(), 3}
+        : new long[] {1, 3, fitted.height(), fitted.width()};
+    final float[][] outputs;
+    final long[][] shapes;
+    // Through arrays of explicit shapes: the input's size may be the image's own (keepingAspect).
+    try (NDArray input = NDArray.of(fitted.apply(List.of(image), layout), inputShape)) {
+      final NDArray[] results = predictor.predict(input);
+      try {
+        outputs = new float[results.length][];
+        shapes = new long[results.length][];
+        for (int i = 0; i < results.length; ++i) {
+          outputs[i] = results[i].toFloatArray();
+          shapes[i] = results[i].shape().dims();
+        }
+      } finally {
+        for (NDArray r : results) {
+          r.close();
+        }
+      }
     }
     if (outputs.length == 1 && shapes[0].length == 3 && shapes[0][2] == 6) {
       final int k = Math.toIntExact(shapes[0][1]);
@@ -125,8 +177,8 @@ public class ObjectDetector implements AutoCloseable {
         && shapes[2].length == 3 && shapes[2][2] == 4
         && outputs[0].length * 4 == outputs[2].length && outputs[1].length * 4 == outputs[2].length) {
       final boolean masked = outputs.length == 4;
-      return new Rows(outputs[0], outputs[1], outputs[2], (double) image.getWidth() / transform.width(),
-          (double) image.getHeight() / transform.height(), masked ? outputs[3] : null,
+      return new Rows(outputs[0], outputs[1], outputs[2], (double) image.getWidth() / fitted.width(),
+          (double) image.getHeight() / fitted.height(), masked ? outputs[3] : null,
           masked ? Math.toIntExact(shapes[3][2]) : 0, masked ? Math.toIntExact(shapes[3][3]) : 0);
     }
     final List<String> found = new ArrayList<>();
@@ -135,6 +187,16 @@ public class ObjectDetector implements AutoCloseable {
     }
     throw new QuiverException(QuiverException.SHAPE, "not a detection model: outputs " + found
         + "; expected one (N, K, 6) output or (N, K, 1), (N, K, 1), (N, K, 4) and optionally masks (N, K, mh, mw)");
+  }
+
+  /** The transform for this image: the fixed one, or one of the image's own size keeping its aspect. */
+  private ImageTransform fitted(BufferedImage image) {
+    if (within == null) {
+      return transform;
+    }
+    final int[] size = ImageTransform.sizeShortWithin(image.getWidth(), image.getHeight(), within[0], within[1],
+        within[2]);
+    return transform.withSize(size[1], size[0]);
   }
 
   /** Whether {@code shape} is (N, K, mh, mw) masks, non-empty, for the rows of boxes of {@code boxesShape}. */

@@ -131,6 +131,30 @@ class ClassifierTest {
   }
 
   @Test
+  void sizeShortWithinGivesGluonCvSizes() {
+    // resize_short_within's documented examples (GluonCV 0.10, gluoncv/data/transforms/image.py).
+    assertArrayEquals(new int[] {1000, 667}, ImageTransform.sizeShortWithin(3482, 2321, 800, 1000, 1));
+    assertArrayEquals(new int[] {1200, 800}, ImageTransform.sizeShortWithin(3482, 2321, 800, 1200, 1));
+    assertArrayEquals(new int[] {1184, 800}, ImageTransform.sizeShortWithin(3482, 2321, 800, 1200, 32));
+    assertArrayEquals(new int[] {832, 416}, ImageTransform.sizeShortWithin(400, 200, 416, 1024, 1));
+    assertArrayEquals(new int[] {64, 128}, ImageTransform.sizeShortWithin(200, 400, 64, 1024, 1));
+    assertThrows(IllegalArgumentException.class, () -> ImageTransform.sizeShortWithin(10, 10, 0, 100, 1));
+  }
+
+  @Test
+  void objectDetectorKeepsEachImagesAspectRatio() {
+    // GluonCV's form, boxes in input pixels: with shortSide 64 each image keeps its own aspect ratio.
+    try (ObjectDetector det = new ObjectDetector(constantOutputs(new float[][] {{0}, {0.9f}, {8, 16, 40, 48}},
+        new long[] {1, 1}, new long[] {1, 1}, new long[] {1, 4}), List.of("cat"), 64, 1024, 1)) {
+      // 400 x 200 runs as 128 x 64 (scale 0.32); 100 x 300 as 64 x 192 (scale 0.64).
+      final Detection wide = det.detect(new BufferedImage(400, 200, BufferedImage.TYPE_INT_RGB), 0.5f).get(0);
+      assertEquals(new Detection("cat", 0.9f, 25, 50, 125, 150), rounded(wide));
+      final Detection tall = det.detect(new BufferedImage(100, 300, BufferedImage.TYPE_INT_RGB), 0.5f).get(0);
+      assertEquals(new Detection("cat", 0.9f, 13, 25, 63, 75), rounded(tall));
+    }
+  }
+
+  @Test
   void objectDetectorReadsMaskRcnnOutputs() {
     // GluonCV Mask R-CNN's form: ids, scores, boxes (input pixels) and (N, K, mh, mw) mask probabilities.
     final float[] ids = {1, 0, -1};
