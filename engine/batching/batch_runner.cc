@@ -56,20 +56,22 @@ void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()
     requests.push_back({r->inputs, r->outputs, r->control, std::move(end)});
     statistics_.QueueWaited(started - r->arrived);
   }
+  if (live.empty()) {
+    done();
+    return;
+  }
   std::shared_ptr<const Plan> plan;
   try {
-    if (!live.empty()) {
-      int64_t rows = 0;
-      for (const auto& r : live) rows += r->rows;
-      const int64_t padded = options_.PaddedRows(rows);
-      const std::vector<TensorType> types = MergedTypes(live, padded);
-      CompileRowCounts(types);
-      plan = plans_(types);
-      statistics_.Batched(rows, padded);
-    }
+    int64_t rows = 0;
+    for (const auto& r : live) rows += r->rows;
+    const int64_t padded = options_.PaddedRows(rows);
+    const std::vector<TensorType> types = MergedTypes(live, padded);
+    CompileRowCounts(types);
+    plan = plans_(types);
+    statistics_.Batched(rows, padded);
   } catch (...) {
-    EndInvocation(requests, FailureFromCurrentException());
     done();
+    EndInvocation(requests, FailureFromCurrentException());
     return;
   }
   // The requests hold their op, whose parameters the plan reads, until the run is over.

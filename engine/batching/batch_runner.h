@@ -29,8 +29,8 @@ class BatchRunner {
   BatchRunner(BatchingOptions options, PlanSource plans, const Device& device, OpStatistics& statistics)
       : options_(std::move(options)), plans_(std::move(plans)), device_(device), statistics_(statistics) {}
 
-  // Starts the batch; every request in it ends, then `done` runs (on a synchronous backend before
-  // this returns). Thread-safe; never throws: a failure ends every request of the batch that has not
+  // Starts the batch; when its run is over `done` runs, then every request in it ends (on a
+  // synchronous backend before this returns). Thread-safe; never throws: a failure ends every request of the batch that has not
   // ended with that failure.
   void Run(const std::vector<RequestPtr>& batch, std::function<void()> done);
 

@@ -21,7 +21,8 @@ namespace qv {
 
 class BatchScheduler {
  public:
-  // Starts one batch, ends every request in it, then calls `done` (BatchRunner::Run); must not throw.
+  // Starts one batch, calls `done` when its run is over and ends every request in it (BatchRunner::Run);
+  // must not throw.
   using RunBatch = std::function<void(const std::vector<RequestPtr>& batch, std::function<void()> done)>;
 
   // `serial`: a variable every run writes (orders runs of an op that is not thread-safe), or null.

@@ -62,12 +62,12 @@ void StartInvocation(std::shared_ptr<const Plan> plan, const Device& device, std
           failure = FailureFromCurrentException();
         }
       }
-      EndInvocation(run->requests, failure);
       run->done();
+      EndInvocation(run->requests, failure);
     });
   } catch (...) {
-    EndInvocation(run->requests, FailureFromCurrentException());
     run->done();
+    EndInvocation(run->requests, FailureFromCurrentException());
   }
 }
 

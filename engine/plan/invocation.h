@@ -32,8 +32,10 @@ struct InvocationRequest {
   InvocationControl::Finisher end;  // reports the request's end, exactly once
 };
 
-// Runs `plan` on `device` for `requests`, whose rows fill the plan's inputs and outputs in order. Ends
-// every request, then calls `done` (which may hold what the plan needs: its op). Never throws.
+// Runs `plan` on `device` for `requests`, whose rows fill the plan's inputs and outputs in order. When
+// the run is over, calls `done` (which may hold what the plan needs: its op), then ends every request,
+// so that what `done` records (a batch's run time) is in place before any output becomes readable.
+// Never throws.
 void StartInvocation(std::shared_ptr<const Plan> plan, const Device& device, std::vector<InvocationRequest> requests,
                      std::function<void()> done);
 
