@@ -14,7 +14,9 @@
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
 //   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
-//    "p90_ms":..,"p99_ms":..,"throughput_per_s":..}  plus a few descriptive keys.
+//    "p90_ms":..,"p99_ms":..,"throughput_per_s":..}  plus a few descriptive keys, and the op's
+//    statistics (QvCachedOpGetStats) as "stats_before" (after the warm-up) and "stats" (at the end):
+//    their difference is the timed phase's (with a request queue: the batch sizes it formed).
 // Throughput is images per second over all clients, from the moment all start together (after their
 // warm-up) until the last one finishes.
 #include <quiver/c_api.h>
@@ -44,6 +46,13 @@ using Clock = std::chrono::steady_clock;
 void Check(int status, const std::string& what) {
   if (status != QV_OK)
     throw std::runtime_error(what + " failed (status " + std::to_string(status) + "): " + QvGetLastError());
+}
+
+// The op's statistics JSON now.
+std::string Stats(QvCachedOpHandle op) {
+  const char* json = nullptr;
+  Check(QvCachedOpGetStats(op, &json), "QvCachedOpGetStats");
+  return json;
 }
 
 double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
@@ -332,9 +341,11 @@ int Run(const Options& o) {
   }
   Clock::time_point start;
   double busy0 = 0, total0 = 0, busy1 = 0, total1 = 0, own0 = 0;
+  std::string stats_before;
   {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return warmed == o.clients; });
+    stats_before = Stats(op);
     MachineTicks(&busy0, &total0);
     own0 = OwnCpuTicks();
     start = Clock::now();
@@ -344,6 +355,7 @@ int Run(const Options& o) {
   for (auto& t : threads) t.join();
   const bool have_ticks = MachineTicks(&busy1, &total1);
   const double own = OwnCpuTicks() - own0;
+  const std::string stats_after = Stats(op);
   clients.clear();
   QvFreeCachedOp(op);
   for (const auto& e : errors)
@@ -375,7 +387,7 @@ int Run(const Options& o) {
       std::fprintf(stderr, "quiver_bench: warning: other processes used %.0f%% of the CPU meanwhile\n",
                    100 * others);
   }
-  std::printf("}\n");
+  std::printf(", \"stats_before\": %s, \"stats\": %s}\n", stats_before.c_str(), stats_after.c_str());
   return 0;
 }
 

@@ -233,6 +233,23 @@ def fmt(row, key, digits=1):
     return ("%." + str(digits) + "f") % row[key] if key in row else "-"
 
 
+def timed_batches(run):
+    """The batches a batching run formed in its timed phase (quiver_bench's statistics after the warm-up
+    and at the end): "mean rows, padding share, sizes rows:count", or None."""
+    if not run or "stats" not in run or "stats_before" not in run:
+        return None
+    before, after = run["stats_before"]["batches"], run["stats"]["batches"]
+    count = after["count"] - before["count"]
+    if count <= 0:
+        return None
+    rows = after["rows"] - before["rows"]
+    padding = after["padding_rows"] - before["padding_rows"]
+    sizes = {int(k): v - before["sizes"].get(k, 0) for k, v in after["sizes"].items()}
+    common = sorted(((n, k) for k, n in sizes.items() if n > 0), reverse=True)[:4]
+    return "%.1f rows, %.0f%% padding, %s" % (rows / count, 100.0 * padding / max(1, rows + padding),
+                                              " ".join("%d:%d" % (k, n) for n, k in common))
+
+
 def report(results):
     cols = ["quiver", "quiver_batching", "torch_eager", "torch_graphs"]
     head = ["Quiver", "Quiver + batching", "PyTorch eager", "PyTorch CUDA graphs"]
@@ -249,6 +266,10 @@ def report(results):
     for c in CLIENTS:
         row("%d client(s) at batch 1, img/s" % c, "c%d" % c, "throughput_per_s")
         row("%d client(s) at batch 1, p50 ms" % c, "c%d" % c, "p50_ms", 2)
+    for c in CLIENTS:
+        formed = timed_batches(results["quiver_batching"].get("c%d" % c))
+        if formed:
+            lines.append("| %d client(s): batches formed (rows:count) | - | %s | - | - |" % (c, formed))
 
     def val(c, key, field):
         r = results[c].get(key) or {}

@@ -76,13 +76,13 @@ const TensorType kData{{2, 16, 5, 5}, DType::kFloat32};
 const TensorType kWeight{{8, 16, 3, 3}, DType::kFloat32};
 const TensorType kOut{{2, 8, 5, 5}, DType::kFloat32};
 
-KernelBuild BuildConv(const Backend& backend, ConstantStore& store, const ConstantPtr& weight) {
+KernelBuild BuildConv(const Backend& backend, const Device& device, ConstantStore& store, const ConstantPtr& weight) {
   const Attrs attrs(kConvAttrs, "Convolution", "conformance_conv");
   const LayoutPtr weight_layout = weight->is_packed() ? weight->layout() : backend.PlainLayout(kWeight);
   const std::vector<ValueInfo> inputs = {{kData, backend.PlainLayout(kData), nullptr},
                                          {kWeight, weight_layout, weight}};
   const std::vector<TensorType> outputs = {kOut};
-  return backend.BuildKernel({attrs, store, inputs, outputs, Precision::kFloat32});
+  return backend.BuildKernel({attrs, store, inputs, outputs, Precision::kFloat32, device});
 }
 
 // Runs a convolution kernel on plain data; returns its plain output.
@@ -153,7 +153,7 @@ void CheckBackendConformance(const Backend& backend, const Device& device) {
   SECTION("plain data survives a round trip through a kernel's layouts") {
     const auto store = backend.NewConstantStore();
     const auto weight = std::make_shared<const Constant>(NDArray::Create(kWeight.shape, DType::kFloat32));
-    const KernelBuild build = BuildConv(backend, *store, weight);
+    const KernelBuild build = BuildConv(backend, device, *store, weight);
     REQUIRE(build.input_layouts.size() == 1);
     REQUIRE(build.output_layouts.size() == 1);
     REQUIRE(build.input_layouts[0]->bytes() >= ElementCount(kData.shape) * sizeof(float));
@@ -174,7 +174,7 @@ void CheckBackendConformance(const Backend& backend, const Device& device) {
     const auto store = backend.NewConstantStore();
     const std::vector<float> data = RandomFloats(static_cast<size_t>(ElementCount(kData.shape)), 3);
 
-    const std::vector<float> expected = RunConv(backend, h, BuildConv(backend, *store, plain_weight), data);
+    const std::vector<float> expected = RunConv(backend, h, BuildConv(backend, device, *store, plain_weight), data);
     const ConstantPtr kept = store->Repack(plain_weight);
     REQUIRE(kept->type().shape == kWeight.shape);
     if (kept != plain_weight) {
@@ -183,7 +183,7 @@ void CheckBackendConformance(const Backend& backend, const Device& device) {
       REQUIRE(store->Repack(kept) == kept);  // packed once
     }
     // A plan compiled later sees the kept constant and must compute the same.
-    REQUIRE(RunConv(backend, h, BuildConv(backend, *store, kept), data) == expected);
+    REQUIRE(RunConv(backend, h, BuildConv(backend, device, *store, kept), data) == expected);
   }
 
   SECTION("gather and scatter move pieces in order, host ones included, and zero the padding") {
