@@ -14,7 +14,13 @@ namespace qv {
 
 struct BatchScheduler::State {
   State(const BatchingOptions& o, RunBatch r, VarPtr s, bool a, OpStatistics& st)
-      : options(o), run(std::move(r)), serial(std::move(s)), asynchronous(a), statistics(st), queue(o) {}
+      : options(o),
+        instances(o.instances > 0 ? o.instances : (a ? 2 : 1)),
+        run(std::move(r)),
+        serial(std::move(s)),
+        asynchronous(a),
+        statistics(st),
+        queue(o) {}
 
   // Wakes the dispatcher; the lock makes sure a dispatcher about to wait sees what changed.
   void Poke() {
@@ -23,6 +29,7 @@ struct BatchScheduler::State {
   }
 
   const BatchingOptions options;
+  const int instances;  // batches running at once: options.instances or the device's default
   const RunBatch run;
   const VarPtr serial;
   const bool asynchronous;
@@ -128,7 +135,7 @@ void BatchScheduler::Dispatch(std::shared_ptr<State> state) {
     const auto now = Request::Clock::now();
     std::vector<RequestPtr> ended = s.queue.TakeEnded(now);
     std::vector<std::vector<RequestPtr>> batches;
-    while (s.running < s.options.instances) {
+    while (s.running < s.instances) {
       std::vector<RequestPtr> batch = s.queue.TakeBatch(now, s.draining);
       if (batch.empty()) break;
       // The finisher holds the slot too (to release it if the request ends while queued): release it
@@ -148,7 +155,7 @@ void BatchScheduler::Dispatch(std::shared_ptr<State> state) {
       continue;
     }
     Request::Clock::time_point when;
-    if (s.queue.NextEvent(s.running < s.options.instances, &when)) {
+    if (s.queue.NextEvent(s.running < s.instances, &when)) {
       s.wake.wait_until(lock, when);
     } else {
       s.wake.wait(lock);

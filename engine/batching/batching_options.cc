@@ -12,7 +12,7 @@ bool BatchingOptions::Parse(const std::string& key, const std::string& value) {
   } else if (key == "batch_timeout_us") {
     batch_timeout_us = ParseIntegerFlag(key, value, 0, 60000000);
   } else if (key == "instances") {
-    instances = static_cast<int>(ParseIntegerFlag(key, value, 1, 256));
+    instances = value == "auto" ? 0 : static_cast<int>(ParseIntegerFlag(key, value, 1, 256));
   } else if (key == "max_queue") {
     max_queue = static_cast<int>(ParseIntegerFlag(key, value, 1, 1000000));
   } else {

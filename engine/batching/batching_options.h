@@ -11,7 +11,10 @@ struct BatchingOptions {
   bool enabled = false;  // a scheduling flag was given
   int max_batch_size = 1;
   int64_t batch_timeout_us = 1000;
-  int instances = 1;
+  // Batches that run at once; 0: the device's default (BatchScheduler: 1 where a batch holds an engine
+  // worker and every compute thread, 2 where it completes asynchronously, on a GPU, so the next batch
+  // forms and gathers its inputs while the device runs one).
+  int instances = 0;
   int max_queue = 1024;
 
   // Takes one flag; false if `key` is not a scheduling flag. Throws Status::kInvalidArgument for a

@@ -96,7 +96,7 @@ const std::vector<CachedOpFlag>& CachedOpFlags() {
        [](CachedOpOptions& o, const std::string& v) { ApplyBatching(o, "max_batch_size", v); }},
       {"batch_timeout_us", "1000", "how long the oldest queued request waits for others (a request queue)",
        [](CachedOpOptions& o, const std::string& v) { ApplyBatching(o, "batch_timeout_us", v); }},
-      {"instances", "1", "batches of this op that run at once (a request queue)",
+      {"instances", "auto", "batches of this op that run at once; auto: 1 on the CPU, 2 on a GPU (a request queue)",
        [](CachedOpOptions& o, const std::string& v) { ApplyBatching(o, "instances", v); }},
       {"max_queue", "1024", "requests queued and not yet running (a request queue)",
        [](CachedOpOptions& o, const std::string& v) { ApplyBatching(o, "max_queue", v); }},

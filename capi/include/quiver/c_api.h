@@ -279,7 +279,9 @@ QV_EXPORT int QvWaitAll(void);
  *                     "static_shape" "true" allows only 1.                                 default 1
  *   batch_timeout_us  how long the oldest queued request waits for others before its batch runs
  *                     anyway (a full batch runs at once)                                    default 1000
- *   instances         batches of this op that run at once (they share the thread budget)   default 1
+ *   instances         batches of this op that run at once (on the CPU they share the thread
+ *                     budget); "auto": 1 on the CPU, 2 on a GPU, where the next batch forms and
+ *                     gathers its inputs while the device runs one                      default "auto"
  *   max_queue         requests queued and not yet running; one more fails with QV_ERR_BUSY default 1024
  * With a queue, priorities order the queue (QvInvokeAsyncEx), a deadline also ends a request while it
  * waits, and QvCancel drops a queued request at once. A failed run fails exactly the requests in it.

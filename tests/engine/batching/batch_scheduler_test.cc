@@ -141,3 +141,70 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
   REQUIRE(Engine::Get().WaitToRead(first->outputs[0]->var()).ok());
   REQUIRE(Engine::Get().WaitToRead(second->outputs[0]->var()).ok());
 }
+
+TEST_CASE("instances=auto runs one batch at a time on a synchronous backend, two on an asynchronous one",
+          "[batching]") {
+  for (const bool asynchronous : {false, true}) {
+    INFO("asynchronous: " << asynchronous);
+    BatchingOptions options;
+    options.enabled = true;
+    options.batch_timeout_us = 0;  // each request is a batch of its own (max_batch_size 1)
+    OpStatistics statistics;
+    std::mutex mu;
+    std::condition_variable changed;
+    size_t started = 0, released = 0;  // batches begun; batches the test lets end
+    std::vector<std::function<void()>> ends;  // asynchronous: each started batch's end, held back
+    const auto finish = [](const std::vector<RequestPtr>& batch) {
+      for (const auto& r : batch)
+        if (r->control->Claim()) r->control->Finish({});
+    };
+    BatchScheduler scheduler(
+        options,
+        [&](const std::vector<RequestPtr>& batch, std::function<void()> done) {
+          std::unique_lock<std::mutex> lock(mu);
+          const size_t index = started++;
+          changed.notify_all();
+          if (asynchronous) {  // ends later, on the test's thread
+            ends.push_back([batch, done, finish] {
+              finish(batch);
+              done();
+            });
+            return;
+          }
+          changed.wait(lock, [&] { return released > index; });  // a synchronous run ends before returning
+          lock.unlock();
+          finish(batch);
+          done();
+        },
+        nullptr, asynchronous, statistics);
+    std::vector<RequestPtr> requests;
+    for (int k = 0; k < 4; ++k) {
+      auto r = std::make_shared<Request>();
+      r->inputs = {Filled({1, 2}, 0)};
+      r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
+      r->control = std::make_shared<InvocationControl>();
+      scheduler.Submit(r);
+      requests.push_back(r);
+    }
+    const size_t expected = asynchronous ? 2 : 1;
+    std::unique_lock<std::mutex> lock(mu);
+    REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return started >= expected; }));
+    // No further batch starts while these run.
+    changed.wait_for(lock, std::chrono::milliseconds(100), [&] { return started > expected; });
+    REQUIRE(started == expected);
+    // Each batch that ends lets the next start, until all four have run.
+    for (size_t index = 0; index < requests.size(); ++index) {
+      REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return started > index; }));
+      released = index + 1;
+      changed.notify_all();
+      if (asynchronous) {
+        const std::function<void()> end = ends[index];
+        lock.unlock();
+        end();
+        lock.lock();
+      }
+    }
+    lock.unlock();
+    for (const auto& r : requests) REQUIRE(Engine::Get().WaitToRead(r->outputs[0]->var()).ok());
+  }
+}

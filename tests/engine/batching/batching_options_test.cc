@@ -20,6 +20,8 @@ TEST_CASE("scheduling flags parse, and only they enable the request queue", "[ba
   REQUIRE(o.batch_timeout_us == 0);
   REQUIRE(o.instances == 2);
   REQUIRE(o.max_queue == 5);
+  REQUIRE(o.Parse("instances", "auto"));
+  REQUIRE(o.instances == 0);  // the scheduler picks by device
 }
 
 TEST_CASE("out-of-range scheduling flags fail naming the flag and the range", "[batching]") {
