@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "graph/graph_check.h"
 #include "graph/mxnet_subgraphs.h"
+#include "graph/output_types.h"
 #include "ops/int8_hints.h"
 #include "ops/op.h"
 #include "plan/invocation.h"
@@ -69,6 +70,33 @@ void CheckInt8Fusions(const Graph& graph) {
   }
 }
 
+std::map<int, TensorType> TypesOf(const ConstantMap& constants) {
+  std::map<int, TensorType> types;
+  for (const auto& [id, constant] : constants) types[id] = constant->type();
+  return types;
+}
+
+// `array`'s elements in host memory: itself on the CPU, else a copy (bucketing pads and cuts there).
+std::shared_ptr<const void> HostBytes(const NDArrayPtr& array) {
+  if (array->device().type == DeviceType::kCpu) return std::shared_ptr<const void>(array, array->data());
+  auto copy = std::shared_ptr<char[]>(new char[array->nbytes()]);
+  array->CopyToHost(copy.get(), array->nbytes());
+  return std::shared_ptr<const void>(copy, copy.get());
+}
+
+// Writes `from`'s block shared with `to` (bucketing.h) into `to`, on any device.
+void CopyBlockInto(const NDArrayPtr& from, const NDArrayPtr& to) {
+  const std::shared_ptr<const void> source = HostBytes(from);
+  const size_t element = DTypeSize(to->dtype());
+  if (to->device().type == DeviceType::kCpu) {
+    CopySharedBlock(source.get(), from->shape(), to->data(), to->shape(), element);
+    return;
+  }
+  std::vector<char> staged(to->nbytes());
+  CopySharedBlock(source.get(), from->shape(), staged.data(), to->shape(), element);
+  to->CopyFromHost(staged.data(), staged.size());
+}
+
 }  // namespace
 
 CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants,
@@ -78,6 +106,7 @@ CachedOp::CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, Const
       options_(std::move(options)),
       backend_(backend),
       constants_(std::move(constants)),
+      constant_types_(TypesOf(constants_)),
       store_(backend.NewConstantStore()),
       packable_(PackableParameters(graph_, constants_)),
       plans_(options_.max_plans),
@@ -134,11 +163,24 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
                                        ShapeToString(it->second));
       types.push_back({it->second, op->input_dtypes_[types.size()].dtype});
     }
-    op->PlanFor(types);
-    // Every batch size the request queue can form, so that no request waits for a compile.
-    if (op->batch_runner_) op->batch_runner_->CompileRowCounts(types);
+    op->WarmUp(types);
   }
   return op;
+}
+
+void CachedOp::WarmUp(const std::vector<TensorType>& types) {
+  const auto axis = static_cast<size_t>(options_.buckets.axis);
+  bool bucketed = false;
+  for (const auto& t : types) bucketed = bucketed || (options_.buckets.enabled() && t.shape.size() > axis);
+  // With buckets, the plans requests of any length use: one per bucket.
+  for (int64_t bucket : bucketed ? options_.buckets.lengths : std::vector<int64_t>{-1}) {
+    std::vector<TensorType> compiled = types;
+    for (auto& t : compiled)
+      if (bucket > 0 && t.shape.size() > axis) t.shape[axis] = bucket;
+    PlanFor(compiled);
+    // Every batch size the request queue can form, so that no request waits for a compile.
+    if (batch_runner_) batch_runner_->CompileRowCounts(compiled);
+  }
 }
 
 std::shared_ptr<const Plan> CachedOp::FindPlan(const std::vector<Shape>& key) {
@@ -192,6 +234,108 @@ void CachedOp::DrainQueue() {
 
 void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
                       const InvokeOptions& request) {
+  if (options_.buckets.enabled() && InvokeBucketed(inputs, outputs, request)) return;
+  InvokeExact(inputs, outputs, request);
+}
+
+bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+                              const InvokeOptions& request) {
+  CheckInputs(inputs);
+  const auto axis = static_cast<size_t>(options_.buckets.axis);
+  int64_t length = -1;
+  size_t first = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Shape& s = inputs[i]->shape();
+    if (s.size() <= axis) continue;
+    if (length < 0) {
+      length = s[axis];
+      first = i;
+    }
+    Check(s[axis] == length, Status::kShape,
+          "bucketing pads axis " + std::to_string(axis) + " of every input that has it: input '" +
+              input_names()[first] + "' has length " + std::to_string(length) + " there, input '" +
+              input_names()[i] + "' " + std::to_string(s[axis]));
+  }
+  if (length < 0) return false;
+  const int64_t bucket = options_.buckets.BucketFor(length, "input '" + input_names()[first] + "'");
+  if (bucket == length) return false;
+
+  // The bucket's plan first: it refuses shapes the device cannot hold before anything is allocated.
+  std::vector<TensorType> real_inputs, bucket_inputs;
+  for (const auto& a : inputs) real_inputs.push_back({a->shape(), a->dtype()});
+  bucket_inputs = real_inputs;
+  for (auto& t : bucket_inputs)
+    if (t.shape.size() > axis) t.shape[axis] = bucket;
+  const std::shared_ptr<const Plan> bucket_plan = PlanFor(bucket_inputs);
+  const std::vector<TensorType>& bucket_output_types = bucket_plan->output_types();
+  // What the unpadded run would return (shape inference at the real length): the caller's outputs,
+  // each the leading block of the padded run's.
+  std::vector<TensorType> real_outputs = InferOutputTypes(graph_, constant_types_, real_inputs);
+  for (size_t k = 0; k < real_outputs.size(); ++k) {
+    const Shape& padded = bucket_output_types[k].shape;
+    real_outputs[k].dtype = bucket_output_types[k].dtype;
+    bool inside = real_outputs[k].shape.size() == padded.size();
+    for (size_t d = 0; inside && d < padded.size(); ++d) inside = real_outputs[k].shape[d] <= padded[d];
+    Check(inside, Status::kShape,
+          "bucketing cannot cut output '" + output_names()[k] + "' of the padded run, " + ShapeToString(padded) +
+              ", down to the unpadded run's " + ShapeToString(real_outputs[k].shape));
+  }
+  if (!outputs->empty()) {
+    Check(outputs->size() == real_outputs.size(), Status::kInvalidArgument,
+          "expected " + std::to_string(real_outputs.size()) + " outputs, got " + std::to_string(outputs->size()));
+    for (size_t k = 0; k < real_outputs.size(); ++k) {
+      const NDArray& o = *(*outputs)[k];
+      Check(o.device() == options_.device && o.shape() == real_outputs[k].shape && o.dtype() == real_outputs[k].dtype,
+            Status::kShape,
+            "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) + " on " +
+                o.device().ToString() + ", expected " + ShapeToString(real_outputs[k].shape) + " " +
+                DTypeName(real_outputs[k].dtype) + " on " + options_.device.ToString());
+    }
+  }
+
+  // The padded inputs live in host memory (a GPU op stages them like any host input), zero beyond
+  // the request's length; an engine operation fills them once the inputs are readable.
+  std::vector<NDArrayPtr> padded;
+  std::vector<VarPtr> reads, writes;
+  for (const auto& a : inputs) {
+    if (a->shape().size() <= axis) {
+      padded.push_back(a);
+      continue;
+    }
+    Shape shape = a->shape();
+    shape[axis] = bucket;
+    padded.push_back(NDArray::Create(shape, a->dtype()));
+    reads.push_back(a->var());
+    writes.push_back(padded.back()->var());
+  }
+  Engine::Get().Push(
+      [inputs, padded] {
+        for (size_t i = 0; i < inputs.size(); ++i)
+          if (padded[i] != inputs[i]) CopyBlockInto(inputs[i], padded[i]);
+      },
+      reads, writes);
+  std::vector<NDArrayPtr> bucket_outputs;
+  InvokeExact(padded, &bucket_outputs, request);
+  if (outputs->empty())
+    for (const auto& t : real_outputs)
+      outputs->push_back(NDArray::CreateUninitialized(t.shape, t.dtype, options_.device));
+  // The caller's outputs: the bucket run's, cut to the real shapes once it has ended (its failure,
+  // cancellation included, passes to them through the engine).
+  reads.clear();
+  writes.clear();
+  for (const auto& a : bucket_outputs) reads.push_back(a->var());
+  for (const auto& a : *outputs) writes.push_back(a->var());
+  Engine::Get().Push(
+      [bucket_outputs, cut = *outputs] {
+        for (size_t k = 0; k < cut.size(); ++k) CopyBlockInto(bucket_outputs[k], cut[k]);
+      },
+      reads, writes);
+  for (const auto& a : *outputs) a->set_producer(bucket_outputs.front()->producer());
+  return true;
+}
+
+void CachedOp::InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+                           const InvokeOptions& request) {
   auto control = std::make_shared<InvocationControl>(request.deadline_us);  // the deadline counts from here
   CheckInputs(inputs);
   std::vector<TensorType> types;

@@ -49,6 +49,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   // Validates inputs, finds or compiles the plan, and pushes the computation (to the request queue,
   // if the op has one). `outputs` empty: allocates them; else they must match the plan's output
   // types. Throws on bad input or Status::kBusy. The outputs' producer() cancels the invocation.
+  // With buckets, a request of another length runs padded to its bucket (bucketing.h).
   void Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
               const InvokeOptions& request = {});
   // The op's handle is gone: queued requests run without waiting for others to join their batch.
@@ -65,6 +66,15 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   CachedOp(BoundGraph graph, std::vector<InputDType> input_dtypes, ConstantMap constants, const Backend& backend,
            CachedOpOptions options);
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
+  // Flag data_shapes: compiles the plans invocations of these input types will use.
+  void WarmUp(const std::vector<TensorType>& types);
+  // Invoke for inputs whose shapes the plan takes as they are.
+  void InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+                   const InvokeOptions& request);
+  // Invoke padded to the request's bucket; false (nothing done) where the inputs' length is a bucket
+  // already or no input has the bucket axis.
+  bool InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
+                      const InvokeOptions& request);
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
   void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;
@@ -74,6 +84,7 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   CachedOpOptions options_;
   const Backend& backend_;
   ConstantMap constants_;  // the parameters, plain or packed by store_
+  const std::map<int, TensorType> constant_types_;  // their types, which packing keeps (shape inference)
   std::unique_ptr<ConstantStore> store_;
   std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
   std::mutex compile_mu_;  // one compilation at a time; guards constants_ and store_

@@ -88,6 +88,12 @@ const std::vector<CachedOpFlag>& CachedOpFlags() {
        [](CachedOpOptions& o, const std::string& v) { o.data_shapes = ParseDataShapes(v); }},
       {"data_types", "", "name:int32;...: the element type an input takes",
        [](CachedOpOptions& o, const std::string& v) { o.data_types = ParseDataTypes(v); }},
+      {"buckets", "", "32,64,128: sequence lengths compiled; a request runs padded to the next (bucketing.h)",
+       [](CachedOpOptions& o, const std::string& v) { o.buckets.lengths = BucketOptions::ParseLengths(v); }},
+      {"bucket_axis", "1", "the axis of the inputs that buckets pad",
+       [](CachedOpOptions& o, const std::string& v) {
+         o.buckets.axis = static_cast<int>(ParseIntegerFlag("bucket_axis", v, 0, 7));
+       }},
       {"precision", "float32", "float32, bfloat16, int8 or auto: what the op computes in",
        [](CachedOpOptions& o, const std::string& v) { o.precision = ParsePrecision("precision", v); }},
       {"cuda_graphs", "true", "true, false or required: replay each gpu(N) plan as a CUDA graph",
@@ -120,6 +126,10 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
   }
   Check(!o.static_shape || o.batching.max_batch_size == 1, Status::kInvalidArgument,
         "flag 'max_batch_size' > 1 merges requests into new shapes, which 'static_shape' = 'true' forbids");
+  Check(!o.static_shape || !o.buckets.enabled(), Status::kInvalidArgument,
+        "flag 'buckets' compiles a plan per bucket, which 'static_shape' = 'true' forbids");
+  Check(o.buckets.axis != 0 || o.batching.max_batch_size == 1, Status::kInvalidArgument,
+        "flag 'bucket_axis' = '0' pads the batch axis, which 'max_batch_size' > 1 merges requests along");
   FindBackend(o.device).RequireDevice(o.device);
   return o;
 }

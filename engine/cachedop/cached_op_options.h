@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "batching/batching_options.h"
+#include "cachedop/bucketing.h"
 #include "common/device.h"
 #include "common/dtype.h"
 #include "common/precision.h"
@@ -28,6 +29,7 @@ struct CachedOpOptions {
   std::map<std::string, Shape> data_shapes;  // plans to compile at creation
   std::map<std::string, DType> data_types;   // input element types other than the symbol's (input_dtypes.h)
   BatchingOptions batching;                   // the request queue, if a scheduling flag is given
+  BucketOptions buckets;                      // sequence lengths requests are padded to, if any
   BackendOptions backend;                     // what only some devices act on (cuda_graphs)
 
   // From the C API's string flags; unknown keys and bad values throw Status::kInvalidArgument.

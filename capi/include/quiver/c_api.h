@@ -243,6 +243,15 @@ QV_EXPORT int QvWaitAll(void);
  *                 again if its shape comes back                                    default 64
  *   data_shapes   optional, "name:(1,3,224,224);other:(...)": compile these plans now; with
  *                 max_batch_size, also every batch size a queued run can be padded to
+ *   buckets       optional, "32,64,128": sequence lengths plans are compiled for. A request whose
+ *                 inputs have another length on bucket_axis runs padded with zeros to the next bucket
+ *                 (in host memory), and its outputs come back cut to what the unpadded run returns
+ *                 (their shapes by shape inference at the request's length); requests of one bucket
+ *                 share dynamic batches. Every input with that axis must have the same length there;
+ *                 one longer than the largest bucket fails with QV_ERR_SHAPE. Only for models that
+ *                 ignore padded positions (a valid-length input, as BERT's; causal layers). With
+ *                 data_shapes, the buckets' plans are compiled at creation. Not with static_shape
+ *   bucket_axis   the axis buckets pad (0 only without max_batch_size above 1)         default 1
  *   data_types    optional, "tokens:int32;valid_length:int32": the element type a data input takes
  *                 (float32, float64, float16, uint8, int8, int32, int64). Without it, an input takes
  *                 what its symbol variable declares (MXNet's "__dtype__", as mx.sym.var(name,

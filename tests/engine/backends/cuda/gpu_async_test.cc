@@ -356,6 +356,58 @@ TEST_CASE("GPU batching: 16 concurrent clients with max_batch_size 8 get the unb
   }
 }
 
+// Flag buckets on a GPU op: inputs padded in host memory and staged, outputs cut back on the host. A
+// position-wise FullyConnected (flatten=False) over (N, T, 64) ignores padded positions.
+TEST_CASE("GPU bucketing: every length gets the unpadded outputs, alone and in batches", "[gpu]") {
+  std::mt19937 rng(11);
+  GraphBuilder g;
+  Model model;
+  const int fc = g.Op("FullyConnected", "fc", {{"num_hidden", "32"}, {"flatten", "False"}},
+                      {g.Variable("data"), g.Variable("fc_weight"), g.Variable("fc_bias")});
+  g.Output(g.Op("Activation", "relu", {{"act_type", "relu"}}, {fc}));
+  model.json = g.ToJson();
+  model.params["fc_weight"] = qv_test::Random({32, 64}, &rng, -0.1f, 0.2f);
+  model.params["fc_bias"] = qv_test::Random({32}, &rng, -0.1f, 0.2f);
+  const Op plain(model, kGpu);
+  const Op bucketed(model, {{"device", "gpu(0)"}, {"buckets", "8,16"}});
+  std::vector<Tensor> inputs, want;
+  for (int64_t length = 1; length <= 16; ++length) {
+    inputs.push_back(qv_test::Random({2, length, 64}, &rng));
+    want.push_back(plain.Run(inputs.back()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    for (const int device : {QV_GPU, QV_CPU}) {
+      const Tensor got = bucketed.Run(inputs[i], device);
+      const qv_test::Comparison cmp = qv_test::Compare(got, want[i]);
+      INFO("length " << i + 1 << (device == QV_GPU ? " from the GPU: " : " from the CPU: ")
+                     << cmp.Describe(got, want[i]));
+      CHECK(cmp.ok());
+    }
+  }
+  // Requests of lengths 9-16 share batches of the 16 bucket.
+  const Op batched(model, {{"device", "gpu(0)"}, {"buckets", "8,16"}, {"max_batch_size", "4"},
+                           {"batch_timeout_us", "2000"}, {"cuda_graphs", "required"}});
+  std::vector<Tensor> got(8);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  for (size_t c = 0; c < got.size(); ++c) {
+    clients.emplace_back([&, c] {
+      try {
+        got[c] = batched.Run(inputs[8 + c]);
+      } catch (const std::exception&) {
+        failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : clients) th.join();
+  CHECK(failures.load() == 0);
+  for (size_t c = 0; c < got.size(); ++c) {
+    const qv_test::Comparison cmp = qv_test::Compare(got[c], want[8 + c]);
+    INFO("client " << c << ": " << cmp.Describe(got[c], want[8 + c]));
+    CHECK(cmp.ok());
+  }
+}
+
 TEST_CASE("GPU deadlines and cancellation end invocations with their own status", "[gpu]") {
   const Model chain = MakeChain(32, 2048);
   const Op op(chain, kGpu);
