@@ -269,6 +269,30 @@ def test_matches_mxnet(model, case):
                                 f"(MXNet float32 vs float64: {mxnet_error:.2e})")
 
 
+# Models whose valid-length input masks every padded position (sequence_models.py): padding them to a
+# bucket must change nothing.
+BUCKETED = ("bert_small",)
+
+
+@pytest.mark.parametrize("model,case", [(m, c) for m, c in CASES if m["name"] in BUCKETED],
+                         ids=lambda v: v["name"] if "name" in v else "x".join(map(str, v["shape"])))
+def test_bucketing_gives_the_unpadded_outputs(model, case):
+    """Flag buckets: a request padded to the next bucket (3 positions more) gets what MXNet and Quiver's
+    unpadded run give, cut back to its own length."""
+    x = {name: np.load(FIXTURES / f) for name, f in case["inputs"].items()}
+    want = [np.load(FIXTURES / f) for f in case["outputs"]]
+    length = case["shape"][-1]
+    with quiver.Predictor(str(FIXTURES / model["prefix"]), options={"buckets": f"{length + 3},{2 * length + 3}"}) as p:
+        got = [np.asarray(g) for g in p.predict(x)]
+        assert p.stats()["plans"]["compiled"] == 1  # the bucket's plan: the request's own length has none
+    unpadded = [np.asarray(g) for g in predictor(model["prefix"]).predict(x)]
+    assert [g.shape for g in got] == [w.shape for w in want]
+    bound = max(TOLERANCE, 2 * case["mxnet_float32_error"])
+    for g, w, u in zip(got, want, unpadded):
+        assert np.abs(g - w).max() / np.abs(w).max() <= bound
+        assert np.abs(g - u).max() / np.abs(u).max() <= 1e-5
+
+
 @pytest.mark.parametrize("model", [m for m in {m["name"]: m for m, _ in CASES}.values() if m["task"] == "tracking"],
                          ids=lambda m: m["name"])
 def test_tracker_refuses_sizes_its_export_did_not_bake(model):

@@ -123,6 +123,28 @@ class InputDTypesTest {
   }
 
   @Test
+  void bucketingPadsToTheNextBucketAndCutsOutputsBack() {
+    // Tokens (2, 3) run padded to (2, 8); every output comes back at the request's own length.
+    try (Predictor p = MxnetFiles.tokens("4", List.of(), Map.of("buckets", "8,16"));
+         NDArray tokens = NDArray.of(IDS, 2, 3);
+         NDArray length = NDArray.of(LENGTHS, 2);
+         NDArray longer = NDArray.of(new int[17], 1, 17);
+         NDArray oneLength = NDArray.of(new float[] {1}, 1)) {
+      final Map<String, NDArray> out = p.predict(Map.of("tokens", tokens, "length", length));
+      try {
+        assertEquals(Shape.of(2, 3, 2), out.get("emb_output").shape());
+        assertArrayEquals(EMBEDDED, out.get("emb_output").toFloatArray(), 0f);
+        assertArrayEquals(HALVES, out.get("half_output").toFloatArray(), 0f);
+        assertArrayEquals(LENGTH_HALVES, out.get("length_half_output").toFloatArray(), 0f);
+      } finally {
+        out.values().forEach(NDArray::close);
+      }
+      expect(QuiverException.SHAPE, List.of("input 'tokens' has length 17 on axis 1", "largest bucket (16)"),
+          () -> p.predict(Map.of("tokens", longer, "length", oneLength)));
+    }
+  }
+
+  @Test
   void intArraysCheckTheirLength() {
     expect(QuiverException.SHAPE, List.of("int32 data has 6 elements", "(2, 2)", "holds 4"),
         () -> NDArray.of(IDS, 2, 2));

@@ -80,6 +80,11 @@ final class MxnetFiles {
    * {@code length_half = length / 2}. {@code declared} is the tokens variable's "__dtype__" ("" for none).
    */
   static Predictor tokens(String declared, List<DataDesc> inputs) {
+    return tokens(declared, inputs, Map.of());
+  }
+
+  /** {@link #tokens(String, List)} with cached-op flags. */
+  static Predictor tokens(String declared, List<DataDesc> inputs, Map<String, String> options) {
     final String json = symbolJson(List.of(
         new Node("null", "tokens", declared.isEmpty() ? Map.of() : Map.of("__dtype__", declared)),
         new Node("null", "emb_weight", Map.of()),
@@ -95,7 +100,7 @@ final class MxnetFiles {
     final LinkedHashMap<String, Param> params = new LinkedHashMap<>();
     params.put("arg:emb_weight", new Param(new long[] {5, 2}, weight));
     return Predictor.fromStreams(new java.io.ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
-        new java.io.ByteArrayInputStream(paramsBytes(params)), inputs);
+        new java.io.ByteArrayInputStream(paramsBytes(params)), inputs, options);
   }
 
   /** A model whose two outputs are relu(data) and sigmoid(data): no parameters. */

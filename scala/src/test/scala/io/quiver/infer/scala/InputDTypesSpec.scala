@@ -4,7 +4,7 @@ import java.io.ByteArrayInputStream
 import java.nio.{ByteBuffer, ByteOrder}
 import java.nio.charset.StandardCharsets
 
-import io.quiver.infer.{DataDesc, DType, NDArray, Quiver, QuiverException}
+import io.quiver.infer.{DataDesc, DType, NDArray, Quiver, QuiverException, Shape}
 import org.scalatest.funsuite.AnyFunSuite
 
 import _root_.scala.concurrent.Await
@@ -25,7 +25,8 @@ class InputDTypesSpec extends AnyFunSuite {
   private def same(got: Array[Float], want: Array[Float]): Boolean = got.corresponds(want)(_ == _)
 
   /** tokens (declared int32) -> emb = Embedding (row r = (10r, 10r + 1)) and half = tokens / 2; length -> length / 2. */
-  private def tokenModel(inputs: IndexedSeq[DataDesc] = IndexedSeq.empty): Predictor = {
+  private def tokenModel(inputs: IndexedSeq[DataDesc] = IndexedSeq.empty,
+                         options: Map[String, String] = Map.empty): Predictor = {
     val json =
       """{"nodes": [{"op": "null", "name": "tokens", "attrs": {"__dtype__": "4"}, "inputs": []},
         |{"op": "null", "name": "emb_weight", "inputs": []},
@@ -35,7 +36,8 @@ class InputDTypesSpec extends AnyFunSuite {
         |{"op": "_div_scalar", "name": "length_half", "attrs": {"scalar": "2"}, "inputs": [[4, 0, 0]]}],
         |"arg_nodes": [0, 1, 4], "heads": [[2, 0, 0], [3, 0, 0], [5, 0, 0]]}""".stripMargin
     Predictor.fromStreams(new ByteArrayInputStream(json.getBytes(StandardCharsets.UTF_8)),
-      new ByteArrayInputStream(params("arg:emb_weight", Seq(5L, 2L), (0 until 10).map(i => 10f * (i / 2) + i % 2))), inputs)
+      new ByteArrayInputStream(params("arg:emb_weight", Seq(5L, 2L), (0 until 10).map(i => 10f * (i / 2) + i % 2))), inputs,
+      options)
   }
 
   /** An MXNet .params file holding one dense float32 CPU array. */
@@ -86,6 +88,18 @@ class InputDTypesSpec extends AnyFunSuite {
         assert(refused.code == QuiverException.SHAPE)
         assert(refused.getMessage.contains("input 'tokens' is float32") && refused.getMessage.contains("int32"))
       }
+    }
+  }
+
+  test("buckets: ids padded to the next bucket give outputs at their own length") {
+    Using.resources(tokenModel(options = Map("buckets" -> "8")), NDArray.of(ids, 2L, 3L), NDArray.of(lengths, 2L)) {
+      (p, tokens, length) =>
+        val out = p.predict(Map("tokens" -> tokens, "length" -> length))
+        try {
+          assert(out("emb_output").shape == Shape.of(2L, 3L, 2L))
+          assert(same(out("emb_output").toFloatArray, embedded))
+          assert(same(out("half_output").toFloatArray, halves))
+        } finally out.values.foreach(_.close())
     }
   }
 
