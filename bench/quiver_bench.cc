@@ -2,6 +2,7 @@
 //
 //   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
 //                [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] [--option key=value ...]
+//                [--profile 0|1]
 //
 // C client threads share ONE cached op created with thread_safe = 1; each --option adds a
 // QvCreateCachedOpEx flag (for instance max_batch_size=16 to merge the clients' requests). Each client keeps up to D
@@ -11,6 +12,8 @@
 // inputs then live on it too, so a GPU run's latency includes no host-to-device copy of the input and
 // ends when the output is readable on the device. An invocation's latency runs from just before
 // QvInvokeAsync to the moment its output is readable (for D > 1, as seen by the callback thread).
+//
+// --profile 1 runs the timed phase with the runtime's profiler on (QvProfilerStart): its cost.
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
 //   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
@@ -61,6 +64,7 @@ struct Options {
   std::string prefix;
   std::string device = "cpu";  // the cached op's "device" flag; inputs are created there
   int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
+  bool profile = false;
   std::vector<int64_t> shape = {3, 224, 224};  // one sample, without the batch dimension
   std::vector<std::pair<std::string, std::string>> flags;  // --option key=value
 };
@@ -69,7 +73,7 @@ struct Options {
   std::fprintf(stderr,
                "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
                "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] "
-               "[--option key=value ...]\n",
+               "[--option key=value ...] [--profile 0|1]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -104,6 +108,9 @@ Options ParseArgs(int argc, char** argv) {
       o.inflight = PositiveInt(flag, value, 1);
     } else if (flag == "--iters") {
       o.iters = PositiveInt(flag, value, 1);
+    } else if (flag == "--profile") {
+      if (value != "0" && value != "1") Usage("--profile wants 0 or 1, got '" + value + "'");
+      o.profile = value == "1";
     } else if (flag == "--warmup") {
       o.warmup = PositiveInt(flag, value, 0);
     } else if (flag == "--option") {
@@ -346,6 +353,7 @@ int Run(const Options& o) {
     std::unique_lock<std::mutex> lock(mu);
     cv.wait(lock, [&] { return warmed == o.clients; });
     stats_before = Stats(op);
+    if (o.profile) Check(QvProfilerStart(), "QvProfilerStart");
     MachineTicks(&busy0, &total0);
     own0 = OwnCpuTicks();
     start = Clock::now();
@@ -356,6 +364,7 @@ int Run(const Options& o) {
   const bool have_ticks = MachineTicks(&busy1, &total1);
   const double own = OwnCpuTicks() - own0;
   const std::string stats_after = Stats(op);
+  if (o.profile) Check(QvProfilerStop(), "QvProfilerStop");
   clients.clear();
   QvFreeCachedOp(op);
   for (const auto& e : errors)

@@ -1,6 +1,7 @@
 #include "batching/batch_runner.h"
 
 #include "common/error.h"
+#include "common/profiler.h"
 #include "plan/invocation.h"
 
 namespace qv {
@@ -55,6 +56,9 @@ void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()
     live.push_back(r);
     requests.push_back({r->inputs, r->outputs, r->control, std::move(end)});
     statistics_.QueueWaited(started - r->arrived);
+    if (profiler::Enabled())
+      profiler::Record(
+          {profiler::QueueLabel(), r->arrived, started - r->arrived, profiler::ThreadNumber(), r->priority});
   }
   if (live.empty()) {
     done();

@@ -1,6 +1,7 @@
 #include "plan/invocation.h"
 
 #include "common/error.h"
+#include "common/profiler.h"
 
 namespace qv {
 namespace {
@@ -9,7 +10,16 @@ struct Run {
   std::shared_ptr<const Plan> plan;
   std::vector<InvocationRequest> requests;
   std::function<void()> done;
+  profiler::Clock::time_point started;  // for the profiler's invocation span (when it is on)
+  int thread = 0;                       // the thread it started on
 };
+
+// The run's span, from its start to now: it has ended.
+void RecordInvocation(const Run& run) {
+  if (!profiler::Enabled()) return;
+  profiler::Record({profiler::InvocationLabel(), run.started, profiler::Clock::now() - run.started, run.thread,
+                    static_cast<int64_t>(run.requests.size())});
+}
 
 // Ends `control` once its run is over with `run` (ok: the run succeeded) and returns what it ended
 // with: ok if it could still be claimed, its own end if it had one (cancelled, deadline), else `run`.
@@ -36,7 +46,10 @@ void StartInvocation(std::shared_ptr<const Plan> plan, const Device& device, std
     done();
     return;
   }
-  auto run = std::make_shared<Run>(Run{std::move(plan), std::move(requests), std::move(done)});
+  const bool profiled = profiler::Enabled();
+  auto run = std::make_shared<Run>(Run{std::move(plan), std::move(requests), std::move(done),
+                                       profiled ? profiler::Clock::now() : profiler::Clock::time_point{},
+                                       profiled ? profiler::ThreadNumber() : 0});
   std::vector<InputBinding> inputs(run->requests.front().inputs.size());
   std::vector<OutputBinding> outputs(run->requests.front().outputs.size());
   for (const InvocationRequest& r : run->requests) {
@@ -62,10 +75,12 @@ void StartInvocation(std::shared_ptr<const Plan> plan, const Device& device, std
           failure = FailureFromCurrentException();
         }
       }
+      if (run->thread != 0) RecordInvocation(*run);
       run->done();
       EndInvocation(run->requests, failure);
     });
   } catch (...) {
+    if (run->thread != 0) RecordInvocation(*run);
     run->done();
     EndInvocation(run->requests, FailureFromCurrentException());
   }

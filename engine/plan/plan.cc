@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/fault_injection.h"
+#include "common/profiler.h"
 #include "graph/graph_check.h"
 #include "ops/input_to_float32.h"
 #include "ops/op.h"
@@ -114,6 +115,7 @@ class Plan::Builder {
     int accumulate_input;
     std::string node;
     int parallelism;
+    std::string op, fused;  // the operator ("" for a conversion) and the nodes fused into it
   };
 
   int AddValue(const TensorType& type, LayoutPtr layout, BufferRef ref) {
@@ -124,8 +126,10 @@ class Plan::Builder {
   size_t BytesOf(int v) const { return values_[v].layout->bytes(); }
 
   // `flops`: the kernel's arithmetic, where that bounds it (KernelBuild::flops); 0 for data movement.
+  // `op` and `fused` describe the step in profiles (empty for a layout conversion).
   int AddStep(std::unique_ptr<Kernel> kernel, std::vector<int> inputs, std::vector<int> outputs,
-              int accumulate_input, const std::string& node, double flops = 0) {
+              int accumulate_input, const std::string& node, double flops = 0, const std::string& op = "",
+              const std::string& fused = "") {
     const int step = static_cast<int>(steps_.size());
     double bytes = 0;
     for (int v : inputs) {
@@ -137,7 +141,8 @@ class Plan::Builder {
       bytes += static_cast<double>(BytesOf(v));
     }
     const int parallelism = backend_.StepParallelism(flops, bytes);
-    steps_.push_back({kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node, parallelism});
+    steps_.push_back(
+        {kernel.get(), std::move(inputs), std::move(outputs), accumulate_input, node, parallelism, op, fused});
     plan_->kernels_.push_back(std::move(kernel));
     return step;
   }
@@ -157,7 +162,9 @@ class Plan::Builder {
     const Node& node = g_.graph.nodes[id];
     std::vector<int> inputs;
     for (const NodeEntry& in : node.inputs) inputs.push_back(entry_value_.at(in));
-    const std::vector<int> outs = AddOperatorStep(AttrsOf(node), inputs);
+    std::string fused;
+    for (const FusedNode& f : node.fused) fused += (fused.empty() ? "" : ", ") + f.name + " (" + f.op + ")";
+    const std::vector<int> outs = AddOperatorStep(AttrsOf(node), inputs, fused);
     for (size_t o = 0; o < outs.size(); ++o) entry_value_[{id, static_cast<int>(o)}] = outs[o];
   }
 
@@ -168,7 +175,7 @@ class Plan::Builder {
   }
 
   // A step running operator `attrs.op()` on values `inputs`; returns its output values.
-  std::vector<int> AddOperatorStep(const Attrs& attrs, const std::vector<int>& inputs) {
+  std::vector<int> AddOperatorStep(const Attrs& attrs, const std::vector<int>& inputs, const std::string& fused = "") {
     std::vector<TensorType> types;
     std::vector<ValueInfo> infos;
     for (int in : inputs) {
@@ -186,7 +193,7 @@ class Plan::Builder {
       ins.push_back(Convert(inputs[build.runtime_inputs[r]], build.input_layouts[r], attrs.node()));
     for (size_t o = 0; o < build.output_layouts.size(); ++o)
       outs.push_back(AddValue(out_types[o], build.output_layouts[o], {}));
-    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, attrs.node(), build.flops);
+    AddStep(std::move(build.kernel), ins, outs, build.accumulate_input, attrs.node(), build.flops, attrs.op(), fused);
     return outs;
   }
 
@@ -251,6 +258,11 @@ class Plan::Builder {
       step.kernel = st.kernel;
       step.node = st.node;
       step.parallelism = st.parallelism;
+      std::string shapes;
+      for (int v : st.inputs) shapes += (shapes.empty() ? "" : " ") + ShapeToString(values_[v].type.shape);
+      if (!st.fused.empty()) shapes += "; fused: " + st.fused;
+      step.label = std::make_shared<const profiler::Label>(
+          profiler::Label{st.node, st.op.empty() ? "conversion" : "operator", st.op, shapes});
       for (int v : st.inputs) step.inputs.push_back(values_[v].ref);
       for (int v : st.outputs) step.outputs.push_back(values_[v].ref);
       if (copy_before[s]) {
@@ -305,7 +317,11 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
     if (step.accumulate_input >= 0)
       execution.CopyInOrder(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
     fault::Hit(fault::Site::kKernel);
+    // A step's time is its own only where it runs on this thread, before Run returns.
+    const bool timed = profiler::Enabled() && !backend_.completes_asynchronously();
+    const auto started = timed ? profiler::Clock::now() : profiler::Clock::time_point{};
     execution.Run(*step.kernel, args, step.parallelism, step.node);
+    if (timed) profiler::Record({step.label, started, profiler::Clock::now() - started, profiler::ThreadNumber()});
   }
 }
 

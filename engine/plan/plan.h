@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "common/profiler.h"
 #include "graph/bound_graph.h"
 #include "tensor/storage_pool.h"
 
@@ -59,6 +60,7 @@ class Plan : private StepSequence {
     size_t accumulate_bytes = 0;
     std::string node;
     int parallelism = 1;  // the compute the step is worth (Backend::StepParallelism)
+    profiler::LabelPtr label;  // its profiler spans' node, operator, input shapes and fused nodes
   };
   class Builder;
 

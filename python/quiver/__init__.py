@@ -26,6 +26,7 @@ from .image_classifier import ImageClassifier
 from .object_detector import ObjectDetector
 from .predictor import Predictor
 from .segmenter import Segmentation, Segmenter
+from . import profiler
 
 __all__ = [
     "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",

@@ -214,6 +214,17 @@ class Predictor:
         finally:
             self._op.release()
 
+    def describe(self) -> Dict[str, Any]:
+        """The nodes the model runs after Quiver's graph passes (QvCachedOpDescribe), in execution order:
+        ``{"nodes": [{"name", "op", "fused": [{"name", "op"}, ...]}, ...]}``; the profiler's operator
+        spans carry these names."""
+        op = self._op.acquire()
+        try:
+            description: Dict[str, Any] = json.loads(capi.QvCachedOpDescribe(op))
+            return description
+        finally:
+            self._op.release()
+
     def input_desc(self, name: Optional[str] = None) -> Optional[DataDesc]:
         """The DataDesc given for an input (the first input when name is None), or None."""
         return self._descs[name if name is not None else self._input_names[0]]

@@ -67,6 +67,13 @@ typedef struct {
   int (*CalibratorAddBatch)(QvCalibratorHandle, uint32_t, QvNDArrayHandle *);
   int (*CalibratorSave)(QvCalibratorHandle, const char *, const char *);
   int (*CalibratorFree)(QvCalibratorHandle);
+  /* Profiler */
+  int (*ProfilerStart)(void);
+  int (*ProfilerStop)(void);
+  int (*ProfilerClear)(void);
+  int (*ProfilerGetTrace)(const char **);
+  int (*ProfilerDumpTrace)(const char *);
+  int (*ProfilerGetAggregate)(const char **);
 } Api;
 
 /* Looks `name` up in `lib` and stores it in a function-pointer slot. dlsym returns an object pointer;
@@ -139,6 +146,12 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(CalibratorAddBatch);
   API_RESOLVE(CalibratorSave);
   API_RESOLVE(CalibratorFree);
+  API_RESOLVE(ProfilerStart);
+  API_RESOLVE(ProfilerStop);
+  API_RESOLVE(ProfilerClear);
+  API_RESOLVE(ProfilerGetTrace);
+  API_RESOLVE(ProfilerDumpTrace);
+  API_RESOLVE(ProfilerGetAggregate);
   return ok;
 }
 

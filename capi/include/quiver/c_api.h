@@ -448,6 +448,46 @@ QV_EXPORT int QvCalibratorSave(QvCalibratorHandle c, const char *symbol_path, co
 /* Releases the calibrator. Never blocks. */
 QV_EXPORT int QvCalibratorFree(QvCalibratorHandle c);
 
+/* ---------------------------------------------------------------------------------------------------
+ * Profiler
+ *
+ * While it is on, the runtime records a span per invocation (start to end; a batch is one invocation
+ * of several requests), per request that waited in a queue (its wait), and, on the CPU, per plan step
+ * (the node's name as QvCachedOpDescribe gives it, its operator, input shapes and fused nodes; layout
+ * conversions as "conversion"). On a GPU only invocation spans are recorded: steps run on the device
+ * after the host has enqueued them. Spans are kept in memory (at most 2^20; more are counted as
+ * dropped) for every cached op of the process until QvProfilerClear. Off (the default), it costs one
+ * atomic load per step.
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Starts recording; spans already kept stay. Never blocks. */
+QV_EXPORT int QvProfilerStart(void);
+
+/* Stops recording; the spans stay until QvProfilerClear. A span that ends after the stop (an
+ * invocation in flight) is not kept. Never blocks. */
+QV_EXPORT int QvProfilerStop(void);
+
+/* Drops every span kept and the dropped count. Never blocks. */
+QV_EXPORT int QvProfilerClear(void);
+
+/* The spans as a Chrome trace (chrome://tracing, Perfetto: {"traceEvents": [...]}, complete events in
+ * microseconds from the profiler's first start, one "tid" per runtime thread; "otherData" holds the
+ * dropped count). *json is valid until the next QvProfilerGetTrace on this thread. */
+QV_EXPORT int QvProfilerGetTrace(const char **json);
+
+/* Writes QvProfilerGetTrace's JSON to `path`. Fails with QV_ERR_INVALID_ARGUMENT when the file cannot
+ * be written, naming it. */
+QV_EXPORT int QvProfilerDumpTrace(const char *path);
+
+/* Aggregate statistics of the spans kept, as JSON, like MXNet's aggregate_stats:
+ *   {"operators": [{"op", "count", "total_us", "mean_us", "share"}, ...],   per operator type
+ *    "nodes": [{"node", "op", "count", "total_us", "mean_us", "share"}, ...], per node
+ *    "invocations": {"count", "total_us", "mean_us"}, "queue": {"count", "total_us", "mean_us"},
+ *    "dropped": n}
+ * sorted by total time, longest first; "share" is the fraction of all step time. *json is valid until
+ * the next QvProfilerGetAggregate on this thread. */
+QV_EXPORT int QvProfilerGetAggregate(const char **json);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
