@@ -6,7 +6,7 @@
 # each precision once, interleaved, as separate quiver_bench processes; the table gives the median over
 # the rounds of each run's p50 latency.
 #
-# This is the benchmark that keeps `precision=auto`'s rule true (README, "Precision": a calibrated model
+# This is the benchmark that keeps `precision=auto`'s rule true (docs/precision.rst: a calibrated model
 # runs int8 on every CPU with AVX2): it exits 1 where int8's median is not below float32's.
 #
 #   bench/compare_int8.sh        Environment (optional): ROUNDS=5 THREADS=2 ITERS=40

@@ -23,3 +23,11 @@ os.makedirs(os.path.join(ROOT, "docs", "_generated"), exist_ok=True)
 subprocess.run([sys.executable, os.path.join(ROOT, "tools", "docs", "c_api_rst.py"),
                 os.path.join(ROOT, "capi", "include", "quiver", "c_api.h"),
                 os.path.join(ROOT, "docs", "_generated", "c_api.rst")], check=True)
+
+# The operator list is docs/operators.md, written by `build/tools/quiver_list_ops --markdown` and held to
+# the registry by tests/engine/ops/op_registry_test.cc; here it becomes reStructuredText for
+# mxnet_compat.rst to include.
+with open(os.path.join(ROOT, "docs", "operators.md")) as f:
+    _operators = [line for line in f.read().splitlines() if not line.startswith("<!--")]
+with open(os.path.join(ROOT, "docs", "_generated", "operators.rst"), "w") as f:
+    f.write("\n".join(line.replace("`", "``") for line in _operators) + "\n")

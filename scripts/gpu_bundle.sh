@@ -4,7 +4,7 @@
 # size and path last; fails if the carry is over 56 MiB or the carry and the tree over 62 MiB.
 #
 #   bash scripts/gpu_bundle.sh       # then, with the device tool: run, carry [".gpu-carry"],
-#                                    # command "bash scripts/gpu_check.sh" (see README)
+#                                    # command "bash scripts/gpu_check.sh" (see docs/gpu.rst)
 #
 # Contents (manifest.json lists every file with its size and SHA-256):
 #   onednn/    oneDNN 3.7 as scripts/build_onednn.sh builds it (static, CPU-only, threadpool runtime):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU check: on a bare GPU machine, builds Quiver with its CUDA backend and checks everything that
-# needs the GPU, in one command of at most 9 minutes. Made for the device tool (see README, "Checking
+# needs the GPU, in one command of at most 9 minutes. Made for the device tool (see docs/gpu.rst, "Checking
 # on a GPU machine"): here `bash scripts/gpu_bundle.sh`, then a run with carry [".gpu-carry"] and
 # command `bash scripts/gpu_check.sh`. On an H200 machine every stage takes about 200 s, the build 50
 # of them: with 15 minutes of device time, one whole check, a fix, and a second check fit.

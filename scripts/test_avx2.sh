@@ -4,7 +4,7 @@
 # for MXNet 1.9.1's): every CTest suite and the Python package's (float32 on oneDNN's AVX2 kernels
 # against MXNet's outputs), AMP and int8 pytest suites. The bfloat16 tests say "not run" there, naming
 # the missing instructions; the int8 ones run on oneDNN's AVX2 kernels, with Quiver's 7-bit weights
-# (README, "Precision"), against the same MXNet fixtures (made where scripts/test.sh ran). Run after
+# (docs/precision.rst), against the same MXNet fixtures (made where scripts/test.sh ran). Run after
 # scripts/test.sh (it reuses its build and fixtures; .ci/run does); on a CPU without AVX-512
 # scripts/test.sh already ran them so, and this says so.
 set -euo pipefail

@@ -1,6 +1,7 @@
 // Prints every operator name the registry accepts (aliases included), sorted. With --markdown, prints
-// the README's "Supported operators" list, each operator with MXNet's other names for it;
-// tests/engine/ops/op_registry_test.cc checks the README still matches.
+// docs/operators.md (`quiver_list_ops --markdown > docs/operators.md`), each operator with MXNet's
+// other names for it; docs/conf.py shows it in docs/mxnet_compat.rst, and
+// tests/engine/ops/op_registry_test.cc checks it still matches.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>

@@ -75,7 +75,7 @@ void CpuBudget::SetThreads(int threads) {
 int ThreadsWorthUsing(double flops, double bytes) {
   // One core's rough rates: ~200 GFLOP/s of float32 arithmetic (bench/gemm_peak), ~20 GB/s streamed.
   const double microseconds = flops / 200e3 + bytes / 20e3;
-  constexpr double kMicrosecondsPerThread = 5;  // measured: README, Performance
+  constexpr double kMicrosecondsPerThread = 5;  // measured: docs/performance.rst
   return static_cast<int>(std::clamp(microseconds / kMicrosecondsPerThread, 1.0, 1024.0));
 }
 

@@ -43,8 +43,8 @@ const DeviceMemory& DeviceMemoryOf(const Device& device) {
 
 Error NoBackendError(const Device& device) {
   return Error(Status::kDevice, "device " + device.ToString() +
-                                    " is not available: this build of Quiver has no backend for it (GPUs: see the "
-                                    "README's CUDA section, scripts/build_cuda.sh)");
+                                    " is not available: this build of Quiver has no backend for it (GPUs: see "
+                                    "docs/gpu.rst, scripts/build_cuda.sh)");
 }
 
 }  // namespace qv

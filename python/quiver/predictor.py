@@ -60,9 +60,9 @@ class Predictor:
             with native bfloat16 instructions; about 3 significant digits), ``"int8"`` (models that
             carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with AVX2) or
             ``"auto"`` (the fastest this CPU runs natively for this model). Inputs and outputs stay
-            float32. See the README: Precision.
+            float32. See docs/precision.rst.
         max_batch_size, batch_timeout_us, instances, max_queue: keywords for the scheduling flags of
-            the same names (see the README): predictions from many threads are queued and merged into
+            the same names (see docs/scheduling.rst): predictions from many threads are queued and merged into
             batches of up to ``max_batch_size`` rows. Omitted: no request queue.
 
     Inputs are read in place, without copying, when they already are C-contiguous arrays of the input's

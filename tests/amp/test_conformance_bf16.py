@@ -13,7 +13,7 @@ why). Why: both round every convolution's and inner product's input and weights 
 accumulate in float32; MXNet's AMP under Module also stores in bfloat16 the output of every node it runs
 in bfloat16 (each fused convolution, BatchNorm, activation, pooling, addition), while Quiver stores a
 convolution's output, with what it fuses, in bfloat16 only where a bfloat16 kernel reads it next, and
-keeps everything else in float32 (README, "Precision"). So Quiver rounds at a subset of the places where
+keeps everything else in float32 (docs/precision.rst). So Quiver rounds at a subset of the places where
 MXNet does, and its error is at most MXNet's up to the spread between the largest elements of two
 different samples of rounding errors: the factor 1.5, the same factor and argument as tests/int8's
 "same grids, different draws". MXNet's Gluon path (SymbolBlock, no fusion) rounds at other places; its

@@ -57,6 +57,6 @@ def error_bound_factor() -> float:
     """How many times MXNet's int8 error Quiver's may reach on this CPU: 1.5 (the tests' argument: a
     float accumulation rounds single values onto the neighbouring step), times 2 without int8 dot
     products, where Quiver quantizes weights to 7 bits instead of 8 so that oneDNN's 16-bit pair sums
-    cannot saturate (README, "Precision"): each weight's rounding error doubles, its share of the output
+    cannot saturate (docs/precision.rst): each weight's rounding error doubles, its share of the output
     error with it, and the data's share stays. MXNet keeps 8 bits there and saturates instead."""
     return 1.5 if has_int8_dot_products() else 3.0

@@ -20,7 +20,7 @@ outputs (its box is that anchor's decoded box, exactly, and its score the softma
 logits for its class), so the two bounds above hold for every detection; and Quiver keeps as many
 detections as MXNet.
 
-Quiver quantizes a tensor only where an int8 kernel reads it (README, "Precision"), so where the model
+Quiver quantizes a tensor only where an int8 kernel reads it (docs/precision.rst), so where the model
 quantizes float tensors only to put them through MXNet's quantized concat, Quiver concatenates them in
 float32: here all three concats (class and box predictions after a float transpose, and the anchors),
 so Quiver's boxes skip MXNet's rounding of the anchors to a uint8 step of max anchor / 255.5. The

@@ -263,7 +263,7 @@ QV_EXPORT int QvWaitAll(void);
  *                 "float32"  exact to MXNet's float32 results                        (the default)
  *                 "bfloat16" convolutions, fully connected layers and the pooling, batch norm,
  *                            activations and sums between them in bfloat16, accumulating in
- *                            float32 (about 3 significant digits; see README: Precision)
+ *                            float32 (about 3 significant digits; see docs/precision.rst)
  *                 "int8"     for models carrying int8 calibration (MXNet's quantize_net exports):
  *                            their quantized layers in int8 with the model's ranges; a model
  *                            without calibration fails with QV_ERR_INVALID_ARGUMENT
@@ -402,7 +402,7 @@ QV_EXPORT int QvListCachedOpFlags(const char **json);
 QV_EXPORT int QvCachedOpGetStats(QvCachedOpHandle op, const char **json);
 
 /* ---------------------------------------------------------------------------------------------------
- * Int8 calibration (for float32 models; see README: Precision)
+ * Int8 calibration (for float32 models; see docs/precision.rst)
  * ------------------------------------------------------------------------------------------------- */
 
 /* Starts calibrating a float32 model for precision int8: AddBatch runs it over sample batches and

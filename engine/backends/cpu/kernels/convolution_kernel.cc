@@ -139,7 +139,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
   const auto type = ComputeType(req.precision);
   // A first layer (fewer than 8 input channels: less than one SIMD block) reads the row-major input
   // as it is: oneDNN has direct kernels for that, and its preferred layout would cost a reorder of the
-  // whole image (4-7% of the MobileNets at batch 1, see README: Performance).
+  // whole image (4-7% of the MobileNets at batch 1, see docs/performance.rst).
   const bool plain_src = data.type.shape[1] < 8;
   const Desc src_any = plain_src ? PlainDesc(data.type.shape, type) : Desc(ToDims(data.type.shape), type, any);
   const Desc wei_any(wdims, type, any);

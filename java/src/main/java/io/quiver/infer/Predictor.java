@@ -76,7 +76,7 @@ public class Predictor implements AutoCloseable {
    * A model from files, as {@link #Predictor(String, int, List)}.
    *
    * @param options cached-op flags passed to the runtime as they are ({@code device}, {@code static_shape},
-   *     {@code max_inflight}, ...; see the README). {@code data_shapes} defaults to the shapes in
+   *     {@code max_inflight}, ...; see docs/c_cpp.rst). {@code data_shapes} defaults to the shapes in
    *     {@code inputs}, compiled now.
    */
   public Predictor(String modelPrefix, int epoch, List<DataDesc> inputs, Map<String, String> options) {

@@ -19,7 +19,7 @@ import org.apache.spark.sql.{Dataset, SparkSession}
   *
   * with `_2.12` in both jar names on a Spark of Scala 2.12 (Spark 3). MODEL_PREFIX names
   * `PREFIX-symbol.json`, `PREFIX-0000.params` and a `synset.txt` beside them: a URI every executor reads
-  * (`hdfs://`, `s3a://`, `https://`, ...: see the README), a path every executor can
+  * (`hdfs://`, `s3a://`, `https://`, ...: see docs/spark.rst), a path every executor can
   * read, or shipped with `--files` (then the prefix's file name is looked up in SparkFiles). Each executor JVM loads the model once, on first use, and its task threads share it.
   * Files that are not images are skipped.
   */
