@@ -17,6 +17,9 @@
 #   ROUNDS=3 ITERS=30 WARMUP=5 EPOCH=0 SHAPE=3,224,224 CLIENTS2=2
 #   QUIVER_INFLIGHT=1   in-flight requests per Quiver client
 #   MXNET_THREADS       compute threads for MXNet (default: usable cores)
+#   INPUT_NAME=data     the input --shape describes (models with several inputs)
+#   EXTRA_INPUTS        the other inputs, space-separated NAME:D0,D1,...=V0,V1,... (whole shape, values
+#                       repeated to fill it), e.g. "valid_length:1=128" or "im_info:1,3=600,1000,1"
 #   OUT_DIR             where to keep the raw results (default: a new temporary directory)
 #
 # Quiver's tool contract: quiver_bench --prefix P --epoch E --batch B --clients C --inflight D
@@ -55,8 +58,8 @@ mkdir -p "$OUT_DIR"
 RUNS="$OUT_DIR/runs.jsonl"
 : >"$RUNS"
 
-mxnet_threads=()
-[ -n "${MXNET_THREADS:-}" ] && mxnet_threads=(--threads "$MXNET_THREADS")
+mxnet_args=()
+[ -n "${MXNET_THREADS:-}" ] && mxnet_args=(--threads "$MXNET_THREADS")
 
 # Runs one benchmark command and appends its JSON line (tagged with the round) to runs.jsonl.
 run_one() {
@@ -79,14 +82,16 @@ run_one() {
 log "model $PREFIX, $ROUNDS rounds x $ITERS iterations, results in $RUNS"
 log "machine load before start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 common=(--prefix "$PREFIX" --epoch "$EPOCH" --batch 1 --iters "$ITERS" --warmup "$WARMUP" --shape "$SHAPE")
+for extra in ${EXTRA_INPUTS:-}; do common+=(--extra-input "$extra"); done
+mxnet_args+=(--input-name "${INPUT_NAME:-data}")
 for round in $(seq 1 "$ROUNDS"); do
   run_one "$round" quiver_c1 "$QUIVER_BENCH" "${common[@]}" --clients 1 --inflight "$QUIVER_INFLIGHT"
   run_one "$round" mxnet_c1 "$MXNET_PYTHON" "$ROOT/bench/mxnet_bench.py" "${common[@]}" --clients 1 \
-    "${mxnet_threads[@]}"
+    "${mxnet_args[@]}"
   run_one "$round" quiver_c2 "$QUIVER_BENCH" "${common[@]}" --clients "$CLIENTS2" \
     --inflight "$QUIVER_INFLIGHT"
   run_one "$round" mxnet_c2 "$MXNET_PYTHON" "$ROOT/bench/mxnet_bench.py" "${common[@]}" \
-    --clients "$CLIENTS2" "${mxnet_threads[@]}"
+    --clients "$CLIENTS2" "${mxnet_args[@]}"
 done
 
 "$MXNET_PYTHON" - "$RUNS" "$CLIENTS2" <<'PY'

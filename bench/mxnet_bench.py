@@ -47,6 +47,8 @@ def parse_args():
     p.add_argument("--warmup", type=int, default=5, help="untimed calls per client first")
     p.add_argument("--shape", default="3,224,224", help="input shape without the batch dimension")
     p.add_argument("--input-name", default="data")
+    p.add_argument("--extra-input", action="append", default=[], metavar="NAME:D0,D1,...=V0,V1,...",
+                   help="another input: its whole shape and values repeated to fill it (repeatable)")
     p.add_argument("--threads", type=int, default=usable_cores(),
                    help="compute threads in total (default: usable cores)")
     p.add_argument("--engine-threads", type=int, default=0,
@@ -67,6 +69,14 @@ def parse_args():
         args.sample_shape = tuple(int(d) for d in args.shape.split(","))
     except ValueError:
         p.error("--shape wants comma-separated integers, got %r" % args.shape)
+    args.extras = []
+    for text in args.extra_input:
+        try:
+            name, rest = text.split(":", 1)
+            dims, values = rest.split("=", 1)
+            args.extras.append((name, tuple(int(d) for d in dims.split(",")), [float(v) for v in values.split(",")]))
+        except ValueError:
+            p.error("--extra-input wants NAME:D0,D1,...=V0,V1,..., got %r" % text)
     if args.engine_threads <= 0:
         args.engine_threads = min(args.clients, args.threads)
     args.omp_threads = max(1, args.threads // args.engine_threads)
@@ -92,6 +102,11 @@ def log(msg):
     print("mxnet_bench: " + msg, file=sys.stderr, flush=True)
 
 
+def extra_arrays(args):
+    """The --extra-input arrays, by name, in the order given."""
+    return [(name, np.resize(np.array(values, dtype=np.float32), shape)) for name, shape, values in args.extras]
+
+
 def file_names(args):
     return args.prefix + "-symbol.json", "%s-%04d.params" % (args.prefix, args.epoch)
 
@@ -109,7 +124,10 @@ class GluonModel:
 
     def __init__(self, args, fused):
         symbol_file, params_file = file_names(args)
-        self.net = mx.gluon.SymbolBlock.imports(symbol_file, [args.input_name], params_file, ctx=CTX)
+        extras = extra_arrays(args)
+        self.net = mx.gluon.SymbolBlock.imports(symbol_file, [args.input_name] + [n for n, _ in extras], params_file,
+                                                ctx=CTX)
+        self.extras = [mx.nd.array(a, ctx=CTX) for _, a in extras]
         kwargs = {"static_alloc": True, "static_shape": True}
         if fused:
             kwargs["backend"] = "MKLDNN"
@@ -118,7 +136,7 @@ class GluonModel:
 
     def __call__(self, batch):
         self.x[:] = batch
-        out = self.net(self.x)  # a list for multi-output models (GluonCV's detectors)
+        out = self.net(self.x, *self.extras)  # a list for multi-output models (GluonCV's detectors)
         return [o.asnumpy() for o in out] if isinstance(out, list) else out.asnumpy()
 
 
@@ -132,6 +150,7 @@ class ExecutorModel:
         bound = {n: arg_params[n].copy() for n in sym.list_arguments() if n != args.input_name}
         self.x = mx.nd.zeros((args.batch,) + args.sample_shape, ctx=CTX)
         bound[args.input_name] = self.x
+        bound.update({n: mx.nd.array(a, ctx=CTX) for n, a in extra_arrays(args)})
         aux = {n: aux_params[n].copy() for n in sym.list_auxiliary_states()}
         self.exe = sym.bind(CTX, args=bound, aux_states=aux, grad_req="null")
 

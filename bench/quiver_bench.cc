@@ -2,7 +2,7 @@
 //
 //   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
 //                [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] [--option key=value ...]
-//                [--profile 0|1]
+//                [--profile 0|1] [--extra-input NAME:D0,D1,...=V0,V1,... ...]
 //
 // C client threads share ONE cached op created with thread_safe = 1; each --option adds a
 // QvCreateCachedOpEx flag (for instance max_batch_size=16 to merge the clients' requests). Each client keeps up to D
@@ -13,6 +13,9 @@
 // ends when the output is readable on the device. An invocation's latency runs from just before
 // QvInvokeAsync to the moment its output is readable (for D > 1, as seen by the callback thread).
 //
+// Models with several inputs: --shape is the first input's (or, for several, the one not named by an
+// --extra-input), random; each --extra-input gives another input's whole shape (batch included) and
+// values repeated to fill it (a valid length, an image's size), passed in the op's input order.
 // --profile 1 runs the timed phase with the runtime's profiler on (QvProfilerStart): its cost.
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
@@ -65,6 +68,12 @@ struct Options {
   std::string device = "cpu";  // the cached op's "device" flag; inputs are created there
   int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
   bool profile = false;
+  struct ExtraInput {
+    std::string name;
+    std::vector<int64_t> shape;
+    std::vector<float> values;  // repeated to fill the shape
+  };
+  std::vector<ExtraInput> extra_inputs;
   std::vector<int64_t> shape = {3, 224, 224};  // one sample, without the batch dimension
   std::vector<std::pair<std::string, std::string>> flags;  // --option key=value
 };
@@ -73,7 +82,7 @@ struct Options {
   std::fprintf(stderr,
                "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
                "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] "
-               "[--option key=value ...] [--profile 0|1]\n",
+               "[--option key=value ...] [--profile 0|1] [--extra-input NAME:D0,D1,...=V0,V1,... ...]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -84,6 +93,31 @@ int PositiveInt(const std::string& flag, const std::string& value, int min) {
   if (value.empty() || *end != '\0' || n < min || n > 1000000)
     Usage(flag + " wants an integer >= " + std::to_string(min) + ", got '" + value + "'");
   return static_cast<int>(n);
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  for (size_t p = 0; p <= text.size();) {
+    const size_t q = std::min(text.find(',', p), text.size());
+    parts.push_back(text.substr(p, q - p));
+    p = q + 1;
+  }
+  return parts;
+}
+
+Options::ExtraInput ParseExtraInput(const std::string& text) {
+  const size_t colon = text.find(':'), eq = text.find('=');
+  if (colon == std::string::npos || eq == std::string::npos || colon == 0 || eq < colon)
+    Usage("--extra-input wants NAME:D0,D1,...=V0,V1,..., got '" + text + "'");
+  Options::ExtraInput extra{text.substr(0, colon), {}, {}};
+  for (const std::string& d : SplitCommas(text.substr(colon + 1, eq - colon - 1)))
+    extra.shape.push_back(PositiveInt("--extra-input", d, 1));
+  for (const std::string& v : SplitCommas(text.substr(eq + 1))) {
+    char* end = nullptr;
+    extra.values.push_back(std::strtof(v.c_str(), &end));
+    if (v.empty() || *end != '\0') Usage("--extra-input: '" + v + "' is not a number");
+  }
+  return extra;
 }
 
 Options ParseArgs(int argc, char** argv) {
@@ -108,6 +142,8 @@ Options ParseArgs(int argc, char** argv) {
       o.inflight = PositiveInt(flag, value, 1);
     } else if (flag == "--iters") {
       o.iters = PositiveInt(flag, value, 1);
+    } else if (flag == "--extra-input") {
+      o.extra_inputs.push_back(ParseExtraInput(value));
     } else if (flag == "--profile") {
       if (value != "0" && value != "1") Usage("--profile wants 0 or 1, got '" + value + "'");
       o.profile = value == "1";
@@ -162,10 +198,10 @@ QvCachedOpHandle LoadModel(const Options& o) {
 }
 
 // Submits one invocation; returns its first output (the caller's) and frees any others at once.
-QvNDArrayHandle Submit(QvCachedOpHandle op, QvNDArrayHandle input) {
+QvNDArrayHandle Submit(QvCachedOpHandle op, std::vector<QvNDArrayHandle>& inputs) {
   uint32_t n_out = 0;
   QvNDArrayHandle* out = nullptr;
-  Check(QvInvokeAsync(op, 1, &input, &n_out, &out), "QvInvokeAsync");
+  Check(QvInvokeAsync(op, static_cast<uint32_t>(inputs.size()), inputs.data(), &n_out, &out), "QvInvokeAsync");
   for (uint32_t i = 1; i < n_out; ++i) QvNDArrayFree(out[i]);
   return out[0];
 }
@@ -174,22 +210,31 @@ QvNDArrayHandle Submit(QvCachedOpHandle op, QvNDArrayHandle input) {
 class Client {
  public:
   Client(QvCachedOpHandle op, const Options& o, unsigned seed) : op_(op), inflight_(o.inflight) {
-    std::vector<int64_t> shape = {o.batch};
-    shape.insert(shape.end(), o.shape.begin(), o.shape.end());
-    size_t count = 1;
-    for (int64_t d : shape) count *= static_cast<size_t>(d);
-    std::vector<float> data(count);
+    uint32_t n = 0;
+    const char** names = nullptr;
+    Check(QvCachedOpListInputs(op, &n, &names), "QvCachedOpListInputs");
     std::mt19937 rng(seed);
-    std::normal_distribution<float> normal;
-    for (float& x : data) x = normal(rng);
-    const bool gpu = o.device.rfind("gpu(", 0) == 0;
-    const int dev_id = gpu ? std::atoi(o.device.c_str() + 4) : 0;
-    Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), gpu ? QV_GPU : QV_CPU, dev_id, QV_FLOAT32,
-                          &input_),
-          "creating an input");
-    Check(QvNDArraySyncCopyFromCPU(input_, data.data(), count * sizeof(float)), "filling an input");
+    for (uint32_t i = 0; i < n; ++i) {
+      const auto extra = std::find_if(o.extra_inputs.begin(), o.extra_inputs.end(),
+                                      [&](const Options::ExtraInput& e) { return e.name == names[i]; });
+      std::vector<int64_t> shape = {o.batch};
+      shape.insert(shape.end(), o.shape.begin(), o.shape.end());
+      if (extra != o.extra_inputs.end()) shape = extra->shape;
+      size_t count = 1;
+      for (int64_t d : shape) count *= static_cast<size_t>(d);
+      std::vector<float> data(count);
+      std::normal_distribution<float> normal;
+      for (size_t k = 0; k < count; ++k)
+        data[k] = extra != o.extra_inputs.end() ? extra->values[k % extra->values.size()] : normal(rng);
+      inputs_.push_back(NewInput(o, shape, data));
+    }
+    for (const auto& e : o.extra_inputs)
+      if (std::none_of(names, names + n, [&](const char* name) { return e.name == name; }))
+        throw std::runtime_error("--extra-input names '" + e.name + "', which is not an input of the model");
   }
-  ~Client() { QvNDArrayFree(input_); }
+  ~Client() {
+    for (QvNDArrayHandle a : inputs_) QvNDArrayFree(a);
+  }
 
   // Runs n invocations, keeping up to D in flight; returns their latencies in ms.
   std::vector<double> Run(int n) {
@@ -197,7 +242,7 @@ class Client {
     if (inflight_ == 1) {
       for (int i = 0; i < n; ++i) {
         const auto t0 = Clock::now();
-        QvNDArrayHandle out = Submit(op_, input_);
+        QvNDArrayHandle out = Submit(op_, inputs_);
         const int status = QvNDArrayWaitToRead(out);
         const auto t1 = Clock::now();
         QvNDArrayFree(out);
@@ -217,7 +262,7 @@ class Client {
       QvNDArrayHandle out = nullptr;
       int status = QV_OK;
       try {
-        out = Submit(op_, input_);
+        out = Submit(op_, inputs_);
       } catch (const std::exception& e) {
         Finish(ticket, Clock::now(), QV_ERR_INTERNAL, e.what());
         break;
@@ -261,8 +306,20 @@ class Client {
     done_.notify_all();  // under the lock: Run may return and destroy *this once it sees 0
   }
 
+  // An input on the op's device holding `data`.
+  static QvNDArrayHandle NewInput(const Options& o, const std::vector<int64_t>& shape, const std::vector<float>& data) {
+    const bool gpu = o.device.rfind("gpu(", 0) == 0;
+    const int dev_id = gpu ? std::atoi(o.device.c_str() + 4) : 0;
+    QvNDArrayHandle input = nullptr;
+    Check(QvNDArrayCreate(shape.data(), static_cast<uint32_t>(shape.size()), gpu ? QV_GPU : QV_CPU, dev_id, QV_FLOAT32,
+                          &input),
+          "creating an input");
+    Check(QvNDArraySyncCopyFromCPU(input, data.data(), data.size() * sizeof(float)), "filling an input");
+    return input;
+  }
+
   QvCachedOpHandle op_;
-  QvNDArrayHandle input_ = nullptr;
+  std::vector<QvNDArrayHandle> inputs_;  // in the op's input order
   const int inflight_;
   std::mutex mu_;
   std::condition_variable done_;

@@ -46,11 +46,7 @@ def run(ns: argparse.Namespace) -> int:
     with progress.waiting("loading and compiling"):
         predictor = Predictor(ns.prefix, ns.epoch, input_descs=descs, options=options)
     with predictor:
-        missing = [n for n in predictor.input_names if n not in {d.name for d in descs}]
-        if missing:
-            raise InvalidArgumentError.from_message(f"no --shape for the model's input(s) {missing}")
-        by_name = {d.name: d.shape for d in descs}
-        inputs = load_test.random_inputs({n: by_name[n] for n in predictor.input_names})
+        inputs = load_test.inputs_for(predictor, descs)
         first_s = load_test.warm_up(predictor, inputs)
         measurement = load_test.run_clients(predictor, inputs, ns.clients, ns.duration)
         held, alive = capi.QvGetMemoryStats()

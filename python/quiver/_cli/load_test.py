@@ -8,6 +8,8 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .. import capi
+from ..data_desc import DataDesc
+from ..errors import InvalidArgumentError
 from ..predictor import Predictor
 from . import progress
 
@@ -87,6 +89,16 @@ def _watch(stop: threading.Event, origin: float, duration_s: float) -> int:
             if elapsed >= duration_s:
                 break
     return max(peak, int(capi.QvGetMemoryStats()[0]))
+
+
+def inputs_for(predictor: Predictor, descs: Sequence[DataDesc]) -> Dict[str, np.ndarray]:
+    """random_inputs of the --shape sizes, one per input of the model; InvalidArgumentError naming the
+    inputs no --shape gave."""
+    by_name = {d.name: d.shape for d in descs}
+    missing = [n for n in predictor.input_names if n not in by_name]
+    if missing:
+        raise InvalidArgumentError.from_message(f"no --shape for the model's input(s) {missing}")
+    return random_inputs({n: by_name[n] for n in predictor.input_names})
 
 
 def random_inputs(shapes: Mapping[str, Sequence[int]], seed: Optional[int] = 0) -> Dict[str, np.ndarray]:
