@@ -87,8 +87,10 @@ std::string AggregateJson() {
       const std::string op = label.category == "conversion" ? "(layout conversion)" : label.op;
       by_op[op].op = op;
       by_op[op].Add(s);
-      by_node[label.name].op = op;
-      by_node[label.name].Add(s);
+      // A conversion carries the name of the node it feeds; it gets a row of its own.
+      const std::string node = label.category == "conversion" ? label.name + " (layout conversion)" : label.name;
+      by_node[node].op = op;
+      by_node[node].Add(s);
       all_steps_us += Microseconds(s.duration);
     }
   }
