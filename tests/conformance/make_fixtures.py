@@ -51,14 +51,14 @@ CLASSIFIERS = (["alexnet"] + ["vgg%d%s" % (d, bn) for d in (11, 13, 16, 19) for 
                ["mobilenetv2_%s" % m for m in ("1.0", "0.75", "0.5", "0.25")])
 DETECTORS = ["ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc", "ssd_512_mobilenet1.0_voc",
              "yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc", "center_net_resnet18_v1b_voc"]
-# Two-stage detectors (GluonCV Faster R-CNN, Mask R-CNN: a fourth output of per-detection mask
-# probabilities), built with fewer region proposals than GluonCV's defaults (6000 before NMS, 300 or 1000
+# Two-stage detectors (GluonCV Faster R-CNN, with and without FPN's multi-level RPN and ROIAlign, Mask
+# R-CNN: a fourth output of per-detection mask probabilities), built with fewer region proposals than GluonCV's defaults (6000 before NMS, 300 or 1000
 # after): the box head runs once per proposal, and at the defaults one Mask R-CNN run takes a minute here.
 # Every operator and code path is the same; their batch size is fixed (GluonCV's per_device_batch_size) at 1.
 # Not in the CI set: at 128 pixels two overlapping class-2 boxes of Faster R-CNN score within 2e-4 of
 # each other (MXNet's own float32 error there is 2e-3), and MXNet's last NMS keeps one, Quiver's the
 # other; the detection rule has no allowance for such a near-tie yet.
-GLUONCV_RCNN = ["faster_rcnn_resnet50_v1b_voc", "mask_rcnn_resnet50_v1b_coco"]
+GLUONCV_RCNN = ["faster_rcnn_resnet50_v1b_voc", "faster_rcnn_fpn_resnet50_v1b_coco", "mask_rcnn_resnet50_v1b_coco"]
 GLUONCV_RCNN_PROPOSALS = (1000, 64)  # (before, after) the RPN's NMS
 SEGMENTERS = ["fcn_resnet50_voc", "psp_resnet50_ade", "deeplab_resnet50_ade", "danet_resnet50_citys",
               "icnet_resnet50_citys", "fastscnn_citys"]
