@@ -155,11 +155,7 @@ Options ParseArgs(int argc, char** argv) {
       o.flags.emplace_back(value.substr(0, eq), value.substr(eq + 1));
     } else if (flag == "--shape") {
       o.shape.clear();
-      for (size_t p = 0; p <= value.size();) {
-        const size_t q = std::min(value.find(',', p), value.size());
-        o.shape.push_back(PositiveInt(flag, value.substr(p, q - p), 1));
-        p = q + 1;
-      }
+      for (const std::string& d : SplitCommas(value)) o.shape.push_back(PositiveInt(flag, d, 1));
     } else {
       Usage("unknown option " + flag);
     }

@@ -47,11 +47,14 @@ struct Total {
     ++count;
     total_us += Microseconds(s.duration);
   }
+  nlohmann::json Summary() const {
+    return {{"count", count}, {"total_us", total_us}, {"mean_us", count ? total_us / static_cast<double>(count) : 0.0}};
+  }
+  // The summary with this total's share of `all_steps_us`.
   nlohmann::json Json(double all_steps_us) const {
-    return {{"count", count},
-            {"total_us", total_us},
-            {"mean_us", count ? total_us / static_cast<double>(count) : 0.0},
-            {"share", all_steps_us > 0 ? total_us / all_steps_us : 0.0}};
+    nlohmann::json row = Summary();
+    row["share"] = all_steps_us > 0 ? total_us / all_steps_us : 0.0;
+    return row;
   }
 };
 
@@ -94,15 +97,10 @@ std::string AggregateJson() {
       all_steps_us += Microseconds(s.duration);
     }
   }
-  const auto summary = [](const Total& t) {
-    return nlohmann::json{{"count", t.count},
-                          {"total_us", t.total_us},
-                          {"mean_us", t.count ? t.total_us / static_cast<double>(t.count) : 0.0}};
-  };
   const nlohmann::json aggregate = {{"operators", Ranked(by_op, "op", all_steps_us, false)},
                                     {"nodes", Ranked(by_node, "node", all_steps_us, true)},
-                                    {"invocations", summary(invocations)},
-                                    {"queue", summary(queue)},
+                                    {"invocations", invocations.Summary()},
+                                    {"queue", queue.Summary()},
                                     {"dropped", dropped}};
   return aggregate.dump();
 }

@@ -169,14 +169,18 @@ std::shared_ptr<CachedOp> CachedOp::Create(const Graph& graph, const std::map<st
 }
 
 void CachedOp::WarmUp(const std::vector<TensorType>& types) {
-  const auto axis = static_cast<size_t>(options_.buckets.axis);
-  bool bucketed = false;
-  for (const auto& t : types) bucketed = bucketed || (options_.buckets.enabled() && t.shape.size() > axis);
   // With buckets, the plans requests of any length use: one per bucket.
-  for (int64_t bucket : bucketed ? options_.buckets.lengths : std::vector<int64_t>{-1}) {
-    std::vector<TensorType> compiled = types;
-    for (auto& t : compiled)
-      if (bucket > 0 && t.shape.size() > axis) t.shape[axis] = bucket;
+  const auto axis = static_cast<size_t>(options_.buckets.axis);
+  const bool bucketed =
+      std::any_of(types.begin(), types.end(), [&](const TensorType& t) { return t.shape.size() > axis; });
+  std::vector<std::vector<TensorType>> variants;
+  for (int64_t bucket : bucketed ? options_.buckets.lengths : std::vector<int64_t>{}) {
+    variants.push_back(types);
+    for (auto& t : variants.back())
+      if (t.shape.size() > axis) t.shape[axis] = bucket;
+  }
+  if (variants.empty()) variants.push_back(types);
+  for (const auto& compiled : variants) {
     PlanFor(compiled);
     // Every batch size the request queue can form, so that no request waits for a compile.
     if (batch_runner_) batch_runner_->CompileRowCounts(compiled);
@@ -238,6 +242,41 @@ void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArray
   InvokeExact(inputs, outputs, request);
 }
 
+void CachedOp::PrepareOutputs(const std::vector<NDArrayPtr>& inputs, const std::vector<TensorType>& types,
+                              std::vector<NDArrayPtr>* outputs) const {
+  if (outputs->empty()) {
+    // The run writes every output in full: a GPU need not zero-fill them (and wait for that) first.
+    for (const auto& t : types) outputs->push_back(NDArray::CreateUninitialized(t.shape, t.dtype, options_.device));
+    return;
+  }
+  Check(outputs->size() == types.size(), Status::kInvalidArgument,
+        "expected " + std::to_string(types.size()) + " outputs, got " + std::to_string(outputs->size()));
+  for (size_t k = 0; k < types.size(); ++k) {
+    const NDArray& o = *(*outputs)[k];
+    Check(o.device() == options_.device, Status::kDevice,
+          "output '" + output_names()[k] + "' is on " + o.device().ToString() + ", expected " +
+              options_.device.ToString());
+    Check(o.shape() == types[k].shape && o.dtype() == types[k].dtype, Status::kShape,
+          "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) +
+              ", expected " + ShapeToString(types[k].shape) + " " + DTypeName(types[k].dtype));
+    for (const auto& in : inputs)
+      Check(in->storage() != o.storage(), Status::kInvalidArgument,
+            "output '" + output_names()[k] + "' shares memory with an input");
+  }
+}
+
+std::vector<TensorType> CachedOp::UnpaddedOutputTypes(const std::vector<TensorType>& inputs) {
+  std::vector<Shape> key;
+  for (const auto& t : inputs) key.push_back(t.shape);
+  std::lock_guard<std::mutex> lock(unpadded_outputs_mu_);
+  auto it = unpadded_outputs_.find(key);
+  if (it == unpadded_outputs_.end()) {
+    if (unpadded_outputs_.size() >= kMaxUnpaddedOutputs) unpadded_outputs_.clear();
+    it = unpadded_outputs_.emplace(key, InferOutputTypes(graph_, constant_types_, inputs)).first;
+  }
+  return it->second;
+}
+
 bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
                               const InvokeOptions& request) {
   CheckInputs(inputs);
@@ -268,9 +307,8 @@ bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector
     if (t.shape.size() > axis) t.shape[axis] = bucket;
   const std::shared_ptr<const Plan> bucket_plan = PlanFor(bucket_inputs);
   const std::vector<TensorType>& bucket_output_types = bucket_plan->output_types();
-  // What the unpadded run would return (shape inference at the real length): the caller's outputs,
-  // each the leading block of the padded run's.
-  std::vector<TensorType> real_outputs = InferOutputTypes(graph_, constant_types_, real_inputs);
+  // What the unpadded run would return: the caller's outputs, each the leading block of the padded run's.
+  std::vector<TensorType> real_outputs = UnpaddedOutputTypes(real_inputs);
   for (size_t k = 0; k < real_outputs.size(); ++k) {
     const Shape& padded = bucket_output_types[k].shape;
     real_outputs[k].dtype = bucket_output_types[k].dtype;
@@ -280,18 +318,7 @@ bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector
           "bucketing cannot cut output '" + output_names()[k] + "' of the padded run, " + ShapeToString(padded) +
               ", down to the unpadded run's " + ShapeToString(real_outputs[k].shape));
   }
-  if (!outputs->empty()) {
-    Check(outputs->size() == real_outputs.size(), Status::kInvalidArgument,
-          "expected " + std::to_string(real_outputs.size()) + " outputs, got " + std::to_string(outputs->size()));
-    for (size_t k = 0; k < real_outputs.size(); ++k) {
-      const NDArray& o = *(*outputs)[k];
-      Check(o.device() == options_.device && o.shape() == real_outputs[k].shape && o.dtype() == real_outputs[k].dtype,
-            Status::kShape,
-            "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) + " on " +
-                o.device().ToString() + ", expected " + ShapeToString(real_outputs[k].shape) + " " +
-                DTypeName(real_outputs[k].dtype) + " on " + options_.device.ToString());
-    }
-  }
+  PrepareOutputs(inputs, real_outputs, outputs);
 
   // The padded inputs live in host memory (a GPU op stages them like any host input), zero beyond
   // the request's length; an engine operation fills them once the inputs are readable.
@@ -316,9 +343,6 @@ bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector
       reads, writes);
   std::vector<NDArrayPtr> bucket_outputs;
   InvokeExact(padded, &bucket_outputs, request);
-  if (outputs->empty())
-    for (const auto& t : real_outputs)
-      outputs->push_back(NDArray::CreateUninitialized(t.shape, t.dtype, options_.device));
   // The caller's outputs: the bucket run's, cut to the real shapes once it has ended (its failure,
   // cancellation included, passes to them through the engine).
   reads.clear();
@@ -343,26 +367,7 @@ void CachedOp::InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<ND
   std::shared_ptr<const Plan> plan = PlanFor(types);
   const auto& out_types = plan->output_types();
 
-  if (outputs->empty()) {
-    // The plan writes every output in full: a GPU need not zero-fill them (and wait for that) first.
-    for (const auto& t : out_types)
-      outputs->push_back(NDArray::CreateUninitialized(t.shape, t.dtype, options_.device));
-  } else {
-    Check(outputs->size() == out_types.size(), Status::kInvalidArgument,
-          "expected " + std::to_string(out_types.size()) + " outputs, got " + std::to_string(outputs->size()));
-    for (size_t k = 0; k < out_types.size(); ++k) {
-      const NDArray& o = *(*outputs)[k];
-      Check(o.device() == options_.device, Status::kDevice,
-            "output '" + output_names()[k] + "' is on " + o.device().ToString() + ", expected " +
-                options_.device.ToString());
-      Check(o.shape() == out_types[k].shape && o.dtype() == out_types[k].dtype, Status::kShape,
-            "output '" + output_names()[k] + "' is " + ShapeToString(o.shape()) + " " + DTypeName(o.dtype()) +
-                ", expected " + ShapeToString(out_types[k].shape) + " float32");
-      for (const auto& in : inputs)
-        Check(in->storage() != o.storage(), Status::kInvalidArgument,
-              "output '" + output_names()[k] + "' shares memory with an input");
-    }
-  }
+  PrepareOutputs(inputs, out_types, outputs);
 
   std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
   if (!slot) {

@@ -68,6 +68,13 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   std::shared_ptr<const Plan> PlanFor(const std::vector<TensorType>& types);
   // Flag data_shapes: compiles the plans invocations of these input types will use.
   void WarmUp(const std::vector<TensorType>& types);
+  // `outputs` for a run returning `types`: new ones when empty, else the caller's, checked (count,
+  // device, shape, dtype, no memory shared with an input). Throws naming the output.
+  void PrepareOutputs(const std::vector<NDArrayPtr>& inputs, const std::vector<TensorType>& types,
+                      std::vector<NDArrayPtr>* outputs) const;
+  // What an unpadded run on `inputs` would return (shape inference, no plan), remembered per shapes:
+  // bucketed requests ask it on every invocation.
+  std::vector<TensorType> UnpaddedOutputTypes(const std::vector<TensorType>& inputs);
   // Invoke for inputs whose shapes the plan takes as they are.
   void InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
                    const InvokeOptions& request);
@@ -85,6 +92,10 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   const Backend& backend_;
   ConstantMap constants_;  // the parameters, plain or packed by store_
   const std::map<int, TensorType> constant_types_;  // their types, which packing keeps (shape inference)
+  // UnpaddedOutputTypes' answers by input shapes; emptied when full (lengths x batch sizes seen).
+  static constexpr size_t kMaxUnpaddedOutputs = 1024;
+  std::mutex unpadded_outputs_mu_;
+  std::map<std::vector<Shape>, std::vector<TensorType>> unpadded_outputs_;
   std::unique_ptr<ConstantStore> store_;
   std::vector<int> packable_;  // parameters read only as Convolution / FullyConnected weights
   std::mutex compile_mu_;  // one compilation at a time; guards constants_ and store_

@@ -11,12 +11,12 @@ struct Run {
   std::vector<InvocationRequest> requests;
   std::function<void()> done;
   profiler::Clock::time_point started;  // for the profiler's invocation span (when it is on)
-  int thread = 0;                       // the thread it started on
+  int thread = 0;                       // the thread it started on; 0: started with the profiler off
 };
 
 // The run's span, from its start to now: it has ended.
 void RecordInvocation(const Run& run) {
-  if (!profiler::Enabled()) return;
+  if (run.thread == 0 || !profiler::Enabled()) return;
   profiler::Record({profiler::InvocationLabel(), run.started, profiler::Clock::now() - run.started, run.thread,
                     static_cast<int64_t>(run.requests.size())});
 }
@@ -75,12 +75,12 @@ void StartInvocation(std::shared_ptr<const Plan> plan, const Device& device, std
           failure = FailureFromCurrentException();
         }
       }
-      if (run->thread != 0) RecordInvocation(*run);
+      RecordInvocation(*run);
       run->done();
       EndInvocation(run->requests, failure);
     });
   } catch (...) {
-    if (run->thread != 0) RecordInvocation(*run);
+    RecordInvocation(*run);
     run->done();
     EndInvocation(run->requests, FailureFromCurrentException());
   }

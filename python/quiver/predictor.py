@@ -207,21 +207,20 @@ class Predictor:
         """What the model has done since it was loaded (QvCachedOpGetStats): requests by how they ended,
         queue waits and run times (``p50``/``p90``/``p99`` in microseconds), batch sizes and padding,
         plans compiled, kept and evicted. ``quiver.metrics.prometheus_text`` renders it for Prometheus."""
-        op = self._op.acquire()
-        try:
-            stats: Dict[str, Any] = json.loads(capi.QvCachedOpGetStats(op))
-            return stats
-        finally:
-            self._op.release()
+        return self._op_json(capi.QvCachedOpGetStats)
 
     def describe(self) -> Dict[str, Any]:
         """The nodes the model runs after Quiver's graph passes (QvCachedOpDescribe), in execution order:
         ``{"nodes": [{"name", "op", "fused": [{"name", "op"}, ...]}, ...]}``; the profiler's operator
         spans carry these names."""
+        return self._op_json(capi.QvCachedOpDescribe)
+
+    def _op_json(self, call: Callable[[Any], str]) -> Dict[str, Any]:
+        """`call`'s JSON answer about the cached op, parsed; the op stays alive meanwhile."""
         op = self._op.acquire()
         try:
-            description: Dict[str, Any] = json.loads(capi.QvCachedOpDescribe(op))
-            return description
+            result: Dict[str, Any] = json.loads(call(op))
+            return result
         finally:
             self._op.release()
 
