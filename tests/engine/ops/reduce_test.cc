@@ -3,6 +3,7 @@
 // ReduceAxesShapeImpl).
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 
 #include "engine/ops/op_test_util.h"
 
@@ -71,6 +72,47 @@ TEST_CASE("Reductions follow MXNet's axis, keepdims and exclude rules", "[ops][r
   // Reducing only size-1 axes changes nothing.
   const Tensor y = RandomTensor({3, 1, 4}, 951);
   ExpectClose(RunUnary("mean", {{"axis", "1"}, {"keepdims", "True"}}, y), y, "mean over a size-1 axis", 0.0);
+}
+
+TEST_CASE("Reductions over one run of axes match the reference across lane blocks and threads", "[ops][reduce]") {
+  struct Case {
+    Shape in;
+    AttrMap attrs;
+    std::vector<bool> reduced;
+    Shape out;
+  };
+  const std::vector<Case> cases = {
+      {{2, 2, 64, 7, 7}, {{"axis", "1"}}, {false, true, false, false, false}, {2, 64, 7, 7}},  // ResNeSt's split sum
+      {{3, 700}, {{"axis", "-1"}}, {false, true}, {3}},                                 // contiguous rows
+      {{5, 13}, {{"axis", "1"}}, {false, true}, {5}},                                   // rows too short to split
+      {{4, 1, 3, 1, 5, 1}, {{"axis", "(1, 2, 3)"}}, {false, true, true, true, false, false}, {4, 5, 1}},
+      {{2, 3, 300}, {{"axis", "(0, 1)"}, {"keepdims", "True"}}, {true, true, false}, {1, 1, 300}},
+      {{6, 64, 3, 3}, {{"axis", "(2, 3)"}, {"keepdims", "True"}}, {false, false, true, true}, {6, 64, 1, 1}},
+  };
+  unsigned seed = 980;
+  for (const std::string op : {"sum", "mean", "max", "min", "prod"}) {
+    for (const Case& c : cases) {
+      const Tensor x = op == "prod" ? RandomTensor(c.in, seed++, 0.95f, 1.05f) : RandomTensor(c.in, seed++);
+      std::string what = op + " of " + ShapeStr(c.in);
+      for (const auto& [k, v] : c.attrs) what += " " + k + "=" + v;
+      ExpectClose(RunUnary(op, c.attrs, x), RefReduce(x, op, c.reduced, c.out), what, 1e-5);
+    }
+  }
+}
+
+TEST_CASE("max and min pass on a NaN in what they reduce, as MXNet's reducers do", "[ops][reduce]") {
+  for (const std::string op : {"max", "min"}) {
+    Tensor rows = RandomTensor({2, 40}, 990);  // contiguous rows: NaN in row 0 only
+    rows.data[17] = std::nanf("");
+    const Tensor by_row = RunUnary(op, {{"axis", "1"}}, rows);
+    CHECK(std::isnan(by_row.data[0]));
+    CHECK_FALSE(std::isnan(by_row.data[1]));
+    Tensor columns = RandomTensor({40, 2}, 991);  // strided lanes: NaN in column 1 only
+    columns.data[2 * 30 + 1] = std::nanf("");
+    const Tensor by_column = RunUnary(op, {{"axis", "0"}}, columns);
+    CHECK_FALSE(std::isnan(by_column.data[0]));
+    CHECK(std::isnan(by_column.data[1]));
+  }
 }
 
 TEST_CASE("A reduction after a convolution reads its blocked output", "[ops][reduce]") {
