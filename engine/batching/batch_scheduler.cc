@@ -115,10 +115,11 @@ void BatchScheduler::Launch(const std::shared_ptr<State>& state, std::vector<Req
   PushInvocationWork(
       state->asynchronous,
       [state, batch = std::move(batch)](const Engine::Completion& done) {
-        state->run(batch, [state, done] {
+        state->run(batch, [state, done, group = batch.front()->group] {
           {
             std::lock_guard<std::mutex> lock(state->mu);
             --state->running;
+            state->queue.RunEnded(group, Request::Clock::now());
           }
           state->wake.notify_one();
           done({});

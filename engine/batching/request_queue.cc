@@ -40,14 +40,19 @@ std::vector<RequestPtr> RequestQueue::TakeEnded(Clock::time_point now) {
       ended.push_back(std::move(*r));
       r = g.requests.erase(r);
     }
-    it = g.requests.empty() ? groups_.erase(it) : std::next(it);
+    EraseIfIdle(it++);
   }
   return ended;
 }
 
+void RequestQueue::EraseIfIdle(std::map<std::vector<Shape>, Group>::iterator it) {
+  if (it->second.requests.empty() && it->second.running == 0) groups_.erase(it);
+}
+
 bool RequestQueue::Ready(const Group& g, Clock::time_point now, bool flush) const {
-  return flush || g.rows >= options_.max_batch_size ||
-         now - g.oldest() >= std::chrono::microseconds(options_.batch_timeout_us);
+  if (g.requests.empty()) return false;
+  if (flush || g.rows >= options_.max_batch_size) return true;
+  return g.running == 0 && now - g.waiting_since() >= std::chrono::microseconds(options_.batch_timeout_us);
 }
 
 std::vector<RequestPtr> RequestQueue::TakeBatch(Clock::time_point now, bool flush) {
@@ -73,8 +78,16 @@ std::vector<RequestPtr> RequestQueue::TakeBatch(Clock::time_point now, bool flus
     r = g.requests.erase(r);
   }
   g.rows -= rows;
-  if (g.requests.empty()) groups_.erase(best);
+  ++g.running;
   return batch;
+}
+
+void RequestQueue::RunEnded(const std::vector<Shape>& group, Clock::time_point now) {
+  const auto it = groups_.find(group);
+  if (it == groups_.end()) return;
+  --it->second.running;
+  it->second.last_run_end = now;
+  EraseIfIdle(it);
 }
 
 bool RequestQueue::NextEvent(bool runs_free, Clock::time_point* when) const {
@@ -84,9 +97,11 @@ bool RequestQueue::NextEvent(bool runs_free, Clock::time_point* when) const {
     any = true;
   };
   for (const auto& [key, g] : groups_) {
-    if (runs_free)
-      consider(g.rows >= options_.max_batch_size ? Clock::time_point::min()
-                                                  : g.oldest() + std::chrono::microseconds(options_.batch_timeout_us));
+    if (g.requests.empty()) continue;
+    // A group whose run goes is woken by that run's end (BatchScheduler pokes the dispatcher then).
+    if (runs_free && g.rows >= options_.max_batch_size) consider(Clock::time_point::min());
+    else if (runs_free && g.running == 0)
+      consider(g.waiting_since() + std::chrono::microseconds(options_.batch_timeout_us));
     for (const auto& r : g.requests)
       if (r->control->has_deadline()) consider(r->control->deadline());
   }

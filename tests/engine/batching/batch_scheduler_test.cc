@@ -208,3 +208,59 @@ TEST_CASE("instances=auto runs one batch at a time on a synchronous backend, two
     for (const auto& r : requests) REQUIRE(Engine::Get().WaitToRead(r->outputs[0]->var()).ok());
   }
 }
+
+TEST_CASE("requests that miss a running batch wait for a whole one, not a split of their own", "[batching]") {
+  BatchingOptions options;
+  options.enabled = true;
+  options.max_batch_size = 4;
+  options.batch_timeout_us = 20000;
+  OpStatistics statistics;
+  std::mutex mu;
+  std::condition_variable changed;
+  std::vector<size_t> sizes;                // rows of each batch begun
+  std::vector<std::function<void()>> ends;  // each batch's end, held back by the test
+  BatchScheduler scheduler(
+      options,
+      [&](const std::vector<RequestPtr>& batch, std::function<void()> done) {
+        std::lock_guard<std::mutex> lock(mu);
+        sizes.push_back(batch.size());
+        ends.push_back([batch, done] {
+          for (const auto& r : batch)
+            if (r->control->Claim()) r->control->Finish({});
+          done();
+        });
+        changed.notify_all();
+      },
+      nullptr, /*completes_asynchronously=*/true, statistics);  // two instances: a second batch could start
+  std::vector<RequestPtr> requests;
+  const auto submit = [&](int count) {
+    for (int k = 0; k < count; ++k) {
+      auto r = std::make_shared<Request>();
+      r->inputs = {Filled({1, 2}, 0)};
+      r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
+      r->control = std::make_shared<InvocationControl>();
+      scheduler.Submit(r);
+      requests.push_back(r);
+    }
+  };
+  std::unique_lock<std::mutex> lock(mu, std::defer_lock);  // held while waiting, not while submitting
+  submit(2);
+  lock.lock();
+  REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return sizes.size() == 1; }));
+  REQUIRE(sizes[0] == 2);  // after the timeout, with nothing running
+  lock.unlock();
+  submit(1);
+  lock.lock();
+  // Its timeout passes, and an instance is free, but a run of its shapes goes: it waits.
+  changed.wait_for(lock, std::chrono::milliseconds(150), [&] { return sizes.size() > 1; });
+  REQUIRE(sizes.size() == 1);
+  lock.unlock();
+  submit(3);  // the running batch's clients come back: a full batch starts at once
+  lock.lock();
+  REQUIRE(changed.wait_for(lock, std::chrono::seconds(10), [&] { return sizes.size() == 2; }));
+  REQUIRE(sizes[1] == 4);
+  const std::vector<std::function<void()>> held = ends;
+  lock.unlock();
+  for (const auto& end : held) end();
+  for (const auto& r : requests) REQUIRE(Engine::Get().WaitToRead(r->outputs[0]->var()).ok());
+}

@@ -46,6 +46,37 @@ TEST_CASE("a batch runs when full, or when its oldest request has waited the tim
   REQUIRE(q.TakeBatch(t0, true).size() == 1);  // flush: whatever is there
 }
 
+TEST_CASE("a batch that is not full waits while a run of its shapes goes, then the timeout from its end",
+          "[batching]") {
+  RequestQueue q(Options(4, 1000));
+  const auto t0 = Clock::now();
+  q.Add(MakeRequest(1, {3}), t0);
+  q.Add(MakeRequest(1, {3}), t0);
+  const auto first = q.TakeBatch(t0 + 1000us, false);
+  REQUIRE(first.size() == 2);  // timed out, nothing running
+  REQUIRE(q.empty());
+  q.Add(MakeRequest(1, {3}), t0 + 1100us);  // missed that batch
+  q.Add(MakeRequest(1, {5}), t0 + 1100us);  // other shapes: not held back by the {3} run
+  REQUIRE(q.TakeBatch(t0 + 5000us, false).size() == 1);  // the {5} one
+  REQUIRE(q.TakeBatch(t0 + 5000us, false).empty());       // {3} waits for its run, long past its timeout
+  Clock::time_point when;
+  REQUIRE_FALSE(q.NextEvent(true, &when));  // the run's end wakes the dispatcher, not a timer
+  REQUIRE(q.TakeBatch(t0 + 5000us, true).size() == 1);  // flush: no waiting
+  q.Add(MakeRequest(1, {3}), t0 + 5100us);
+  q.RunEnded({{3}}, t0 + 5500us);  // the flushed run
+  REQUIRE(q.TakeBatch(t0 + 5900us, false).empty());  // the first run still goes
+  q.RunEnded({{3}}, t0 + 6000us);
+  REQUIRE(q.TakeBatch(t0 + 6500us, false).empty());  // the timeout counts from the run's end
+  REQUIRE(q.NextEvent(true, &when));
+  REQUIRE(when == t0 + 7000us);
+  for (int i = 0; i < 3; ++i) q.Add(MakeRequest(1, {3}), t0 + 6200us);  // the first batch's clients are back
+  REQUIRE(q.TakeBatch(t0 + 6200us, false).size() == 4);  // full: at once, even with runs going
+  q.RunEnded({{3}}, t0 + 7000us);
+  q.RunEnded({{5}}, t0 + 7000us);
+  REQUIRE(q.empty());
+  REQUIRE_FALSE(q.NextEvent(true, &when));
+}
+
 TEST_CASE("requests with other shapes beyond axis 0 never share a batch", "[batching]") {
   RequestQueue q(Options(8, 0));
   const auto t0 = Clock::now();
