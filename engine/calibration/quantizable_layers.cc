@@ -41,9 +41,9 @@ bool AreParams(const Node& n, size_t first, const std::set<int>& params) {
 }
 
 bool IsQuantizableConvolution(const Node& n, const std::set<int>& params) {
-  const Attrs a = AttrsOf(n);
-  return n.op == "Convolution" && n.inputs.size() >= 2 && a.GetTuple("kernel", {}).size() == 2 &&
-         a.GetString("layout", "NCHW") == "NCHW" && params.count(n.inputs[0].node) == 0 && AreParams(n, 1, params);
+  // 2-D and 3-D alike: the operator accepts only channels-first layouts.
+  return n.op == "Convolution" && n.inputs.size() >= 2 && params.count(n.inputs[0].node) == 0 &&
+         AreParams(n, 1, params);
 }
 
 bool IsQuantizableInnerProduct(const Node& n, const std::set<int>& params) {

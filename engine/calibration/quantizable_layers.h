@@ -11,7 +11,7 @@
 
 namespace qv {
 
-// One fused, quantized layer: a 2-D convolution with what follows it (BatchNorm, then relu or clip,
+// One fused, quantized layer: a 2-D or 3-D convolution with what follows it (BatchNorm, then relu or clip,
 // or a residual elemwise_add and a relu after it), or an inner product.
 struct QuantizedLayer {
   bool convolution = true;  // else FullyConnected

@@ -72,42 +72,49 @@ def batchnorms(block):
 
 
 def random_zoo_model(name, seed, size):
-    """He-normal weights; each BatchNorm's statistics set from its real input on a calibration batch
-    (so activations stay near unit scale through the network), with some noise so they fold non-trivially."""
+    """The Gluon model zoo's NAME (100 classes) with random_weights for SIZE x SIZE images."""
+    return random_weights(gluon.model_zoo.vision.get_model(name, pretrained=False, classes=100), seed, (3, size, size))
+
+
+def random_weights(net, seed, shape):
+    """NET initialized and hybridized for inputs of SHAPE (without the batch axis): He-normal weights;
+    each BatchNorm's statistics set from its real input on a calibration batch (so activations stay
+    near unit scale through the network), with some noise so they fold non-trivially."""
     rng = np.random.RandomState(seed)
-    net = gluon.model_zoo.vision.get_model(name, pretrained=False, classes=100)
     net.initialize(mx.init.Zero(), ctx=CTX)
-    net(mx.nd.zeros((1, 3, size, size), ctx=CTX))
+    # Shapes without a run: after one, a 3-D convolution's weight is in a oneDNN layout that
+    # MXNet 1.9.1's set_data refuses ("to.IsDefaultData()").
+    net.infer_shape(mx.nd.zeros((1,) + shape, ctx=CTX))
     for pname, param in sorted(net.collect_params().items()):
-        shape = param.shape
+        pshape = param.shape
         if pname.endswith("weight"):
-            fan_in = int(np.prod(shape[1:]))
-            value = rng.standard_normal(shape) * np.sqrt((2.0 if len(shape) == 4 else 1.0) / fan_in)
+            fan_in = int(np.prod(pshape[1:]))
+            value = rng.standard_normal(pshape) * np.sqrt((2.0 if len(pshape) >= 4 else 1.0) / fan_in)
         elif pname.endswith("bias"):
-            value = rng.normal(0.0, 0.1, shape)
+            value = rng.normal(0.0, 0.1, pshape)
         elif pname.endswith("gamma"):
-            value = rng.uniform(0.5, 1.5, shape)
+            value = rng.uniform(0.5, 1.5, pshape)
         elif pname.endswith("beta"):
-            value = rng.normal(0.0, 0.2, shape)
+            value = rng.normal(0.0, 0.2, pshape)
         elif pname.endswith("running_mean"):
-            value = np.zeros(shape)
+            value = np.zeros(pshape)
         else:
-            value = np.ones(shape)
+            value = np.ones(pshape)
         param.set_data(mx.nd.array(value.astype(np.float32), ctx=CTX))
 
     def calibrate(block, inputs):
-        x = inputs[0].asnumpy().astype(np.float64)
-        mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+        x = inputs[0].reshape((0, 0, -1)).asnumpy().astype(np.float64)  # (N, C, everything else)
+        mean, var = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
         var = np.maximum(var, 0.01 * var.mean() + 1e-6)
         block.running_mean.set_data(mx.nd.array(mean + 0.2 * np.sqrt(var) * rng.standard_normal(mean.shape)))
         block.running_var.set_data(mx.nd.array(var * rng.uniform(0.5, 1.5, var.shape)))
 
     hooks = [bn.register_forward_pre_hook(calibrate) for bn in batchnorms(net)]
-    net(mx.nd.array(rng.standard_normal((4, 3, size, size)).astype(np.float32))).wait_to_read()
+    net(mx.nd.array(rng.standard_normal((4,) + shape).astype(np.float32))).wait_to_read()
     for h in hooks:
         h.detach()
     net.hybridize()
-    net(mx.nd.zeros((1, 3, size, size), ctx=CTX))
+    net(mx.nd.zeros((1,) + shape, ctx=CTX))
     return net
 
 

@@ -12,6 +12,8 @@ _sg_mkldnn_* operators) once per calibration mode: 'naive' (min/max of the calib
                    random_zoo_model), 64x64 inputs
   mobilenetv2_1.0  the same
   mobilenet0.25    the same
+  video3d          3-D convolutions and pooling as in I3D (Video3d below), random calibrated weights,
+                   8 frames of 32x32
   digits_cnn       the project's demo CNN (scripts/make_fixtures.sh trains it), quantized through a
                    gluon.SymbolBlock of its checkpoint
 Calibration: two batches of 4 seeded standard-normal images for the zoo models; held-back digits that
@@ -75,6 +77,8 @@ CALIB_BATCHES = 2
 MODES = ("naive", "entropy", "none")
 ZOO = (("resnet18_v1", 1818), ("mobilenetv2_1.0", 2020), ("mobilenet0.25", 2525))
 ZOO_SIZE = 64
+VIDEO = ("video3d", 3030)
+VIDEO_SHAPE = (3, 8, 32, 32)  # channels, frames, height, width
 DIGITS_CALIB_BATCHES = 16
 
 
@@ -171,20 +175,57 @@ def make_model(out_dir, name, net, f32_checkpoint, x, calib, calib_source):
     return entry, checkpoints
 
 
-def zoo(out_dir, name, seed):
-    net = AMP.random_zoo_model(name, seed, ZOO_SIZE)
+class Video3d(gluon.HybridBlock):
+    """A small network of I3D's layers (3-D convolutions and pooling): a 3x5x5 stem with BatchNorm,
+    ReLU and max pooling, one residual block of a temporal 3x1x1 and a spatial 1x3x3 convolution,
+    global average pooling and a classifier."""
+
+    def __init__(self, classes=100, **kwargs):
+        super().__init__(**kwargs)
+        nn = gluon.nn
+        with self.name_scope():
+            self.stem = nn.HybridSequential()
+            self.stem.add(nn.Conv3D(16, (3, 5, 5), strides=(1, 2, 2), padding=(1, 2, 2), use_bias=False),
+                          nn.BatchNorm(), nn.Activation("relu"),
+                          nn.MaxPool3D((1, 3, 3), strides=(1, 2, 2), padding=(0, 1, 1)))
+            self.body = nn.HybridSequential()
+            self.body.add(nn.Conv3D(16, (3, 1, 1), padding=(1, 0, 0), use_bias=False), nn.BatchNorm(),
+                          nn.Activation("relu"), nn.Conv3D(16, (1, 3, 3), padding=(0, 1, 1), use_bias=False),
+                          nn.BatchNorm())
+            self.pool = nn.GlobalAvgPool3D()
+            self.fc = nn.Dense(classes)
+
+    def hybrid_forward(self, F, x):
+        x = self.stem(x)
+        x = F.Activation(self.body(x) + x, act_type="relu")
+        return self.fc(self.pool(x))
+
+
+def random_model(out_dir, name, net, seed, shape, source):
+    """NET (random weights, made for inputs of SHAPE) as float32 files, an input and calibration
+    images of seeded standard-normal values, and its quantized versions."""
     tmp = os.path.join(out_dir, "_tmp_" + name)
     net.export(tmp)
     f32_checkpoint = mx.model.load_checkpoint(tmp, 0)
     os.remove(tmp + "-symbol.json")
     os.remove(tmp + "-0000.params")
-    shape = (3, ZOO_SIZE, ZOO_SIZE)
     x = np.random.RandomState(seed + 1).standard_normal((BATCH,) + shape).astype(np.float32)
     calib = np.random.RandomState(seed + 2).standard_normal((CALIB_BATCHES * BATCH,) + shape).astype(np.float32)
     entry, _ = make_model(out_dir, name, net, f32_checkpoint, x, calib,
                           "seeded standard-normal images (RandomState(%d)), not the input" % (seed + 2))
-    entry["source"] = "Gluon model zoo %s, classes=100, random calibrated weights, seed %d" % (name, seed)
+    entry["source"] = "%s, random calibrated weights, seed %d" % (source, seed)
     return entry
+
+
+def zoo(out_dir, name, seed):
+    return random_model(out_dir, name, AMP.random_zoo_model(name, seed, ZOO_SIZE), seed, (3, ZOO_SIZE, ZOO_SIZE),
+                        "Gluon model zoo %s, classes=100" % name)
+
+
+def video(out_dir):
+    name, seed = VIDEO
+    net = AMP.random_weights(Video3d(prefix=name + "_"), seed, VIDEO_SHAPE)
+    return random_model(out_dir, name, net, seed, VIDEO_SHAPE, "Video3d (this file), classes=100")
 
 
 def accuracy(checkpoint, images, labels):
@@ -227,7 +268,7 @@ def main():
     t0 = time.time()
     os.makedirs(args.out, exist_ok=True)
     mx.random.seed(0)
-    models = [zoo(args.out, name, seed) for name, seed in ZOO] + [digits(args.out, args.digits)]
+    models = [zoo(args.out, name, seed) for name, seed in ZOO] + [video(args.out), digits(args.out, args.digits)]
     AMP.write_manifest(args.out, __file__, {"models": models})
     unstable = ["%s %s" % (m["name"], mode) for m in models for mode, e in m["modes"].items()
                 if not e["deterministic"]]

@@ -55,7 +55,7 @@ DIGITS_DIR = Path(os.environ.get("QUIVER_FIXTURES_DIR", ""))
 MXNET = os.environ.get("QUIVER_MXNET", "")
 RUN_MXNET = Path(__file__).with_name("run_mxnet.py")
 ENTROPY_HISTOGRAMS = Path(__file__).with_name("mxnet_entropy_histograms.py")
-MODELS = ["resnet18_v1", "mobilenetv2_1.0", "mobilenet0.25", "digits_cnn"]
+MODELS = ["resnet18_v1", "mobilenetv2_1.0", "mobilenet0.25", "video3d", "digits_cnn"]
 MODES = ["naive", "entropy"]
 
 

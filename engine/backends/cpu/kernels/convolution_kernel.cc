@@ -50,7 +50,12 @@ memory::dims Dilates(const ConvolutionParams& p) {
   return dims;
 }
 
-// At precision int8, a convolution MXNet quantized: int8 or uint8 data, int8 weights (scaled per
+// Channels last for 2-D (nhwc) or 3-D (ndhwc) convolution data.
+memory::format_tag ChannelsLast(const ConvolutionParams& p) {
+  return p.kernel.size() == 3 ? memory::format_tag::ndhwc : memory::format_tag::nhwc;
+}
+
+// At precision int8, a convolution MXNet quantized (2-D or 3-D): int8 or uint8 data, int8 weights (scaled per
 // output channel where MXNet does), float32 bias and accumulation, and an int8, uint8 or float32
 // output. The output is kept channels-last, the layout oneDNN's int8 kernels use, so that a residual
 // of another int8 type can share it.
@@ -60,12 +65,12 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];
   const Int8Input in = Int8InputOf(data, h);
   const memory::dims wdims = WeightDims(p, weight.type.shape);
-  const auto any = memory::format_tag::any, nhwc = memory::format_tag::nhwc;
+  const auto any = memory::format_tag::any, channels_last = ChannelsLast(p);
   const auto f32 = memory::data_type::f32;
   const bool int8_out = h.out_type != DType::kFloat32;
   const auto out_type = DnnlType(h.out_type);
   const memory::dims out_dims = ToDims(req.outputs[0].shape);
-  const Desc dst_any(out_dims, out_type, int8_out ? nhwc : any);
+  const Desc dst_any(out_dims, out_type, int8_out ? channels_last : any);
 
   // A residual sum reads the residual's integers with its own scale; one not int8 with a fixed scale
   // is quantized to int8 with the output's.
@@ -107,7 +112,7 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   if (int8_out) build.output_quants = {out};
   if (sum) {
     build.runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
-    build.input_descs.push_back(int8_out ? Desc(out_dims, sum_type, nhwc) : dst);
+    build.input_descs.push_back(int8_out ? Desc(out_dims, sum_type, channels_last) : dst);
     build.input_quants.push_back(sum_quant);
     build.accumulate_input = 1;
   }
@@ -124,8 +129,6 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
 
   if (req.precision == Precision::kInt8) {
     const Int8Hints hints = Int8Hints::Parse(req.attrs);
-    Check(!hints.present || p.kernel.size() == 2, Status::kUnsupported,
-          req.attrs.Where() + "int8 3-D convolution is not supported");
     Check(!hints.present || (weight.constant && (!bias || bias->constant)), Status::kUnsupported,
           req.attrs.Where() + "an int8 convolution needs its weight and bias to be parameters");
     if (hints.present) return BuildInt8Convolution(req, p, hints);

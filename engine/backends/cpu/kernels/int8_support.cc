@@ -48,8 +48,9 @@ Quantization Int8Output(const Int8Hints& hints) {
 
 Int8Weights QuantizeWeights(ConstantCache& cache, const ConstantPtr& weight, const Desc& plain, const Desc& packed,
                             bool channelwise, float model_levels) {
-  const int64_t channels = plain.get_dims()[0] * (plain.get_dims().size() == 5 ? plain.get_dims()[1] : 1);
-  const int64_t count = ElementCount(weight->type().shape);
+  const Shape& shape = weight->type().shape;  // MXNet's (output channels, ...), whatever `plain` groups
+  const int64_t channels = shape[0];
+  const int64_t count = ElementCount(shape);
   const int64_t scale_count = channelwise ? channels : 1;
   const size_t scales_at = (packed.get_size() + 63) / 64 * 64;
   auto data = cache.GetDerived(weight, packed, [&](const float* w) {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "backends/cpu/runtime/cpu_precision.h"
-#include "engine/ops/op_test_util.h"
+#include "engine/ops/convolution_3d_reference.h"
 #include "ops/int8_hints.h"
 
 using namespace qv_op_test;
@@ -221,6 +221,72 @@ TEST_CASE("an int8 residual summed into a uint8 output keeps its own type and sc
   for (float v : got.data) largest = std::max(largest, v);
   CHECK(largest > 1.3f);
   ExpectWithinOneStep(got, want, out_step, "residual sum");
+}
+
+TEST_CASE("int8 3-D convolutions (I3D, SlowFast) match the reference quantization within one output step",
+          "[ops][int8][conv3d]") {
+  if (!CpuRunsInt8()) return;
+  struct Case {
+    std::string what;
+    Shape x;
+    Conv3d c;
+    Quant in;
+    std::string out_type;
+    bool with_residual;  // an int8 residual summed in before the ReLU
+  };
+  const std::vector<Case> cases = {
+      {"stem, uint8 data, ReLU into uint8", {1, 3, 5, 9, 9}, {8, 1, {3, 5, 5}, {1, 2, 2}, {1, 2, 2}, {1, 1, 1}, true},
+       {1.5f, 255.5f, true}, "uint8", false},
+      {"temporal 3x1x1, int8 data measured per run, float32 output", {2, 16, 4, 5, 5},
+       {12, 1, {3, 1, 1}, {1, 1, 1}, {1, 0, 0}, {1, 1, 1}, true}, {0, 127.5f, false}, "float32", false},
+      {"grouped 3x3x3, int8 residual into uint8", {1, 8, 3, 6, 6}, {8, 2, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, true},
+       {2.f, 127.5f, false}, "uint8", true},
+  };
+  unsigned seed = 560;
+  for (const Case& c : cases) {
+    RunCase(c.what, [&] {
+      Net net(seed++);
+      const Tensor x = qv_test::Random(c.x, &net.rng, c.in.is_unsigned ? 0.f : -2.f, 2.f);
+      const bool relu = c.out_type == "uint8";
+      const float out_range = 2.4f, residual_range = 1.2f;
+      const int data = net.g.Variable("data");
+      // A 3-D convolution named `name` on data, with int8 hints; its weight and bias are parameters.
+      auto conv = [&](const std::string& name, const std::string& out_type, float range, int fused) {
+        Shape ws = {c.c.filters, c.x[1] / c.c.groups};
+        ws.insert(ws.end(), c.c.kernel.begin(), c.c.kernel.end());
+        net.Param(name + "_weight", ws, -0.3f, 0.3f);
+        net.Param(name + "_bias", {c.c.filters});
+        AttrMap attrs = Conv3dAttrs(c.c);
+        const AttrMap hints = Hints(c.in, out_type, range, true, 127.5f, fused);
+        attrs.insert(hints.begin(), hints.end());
+        return net.g.Op("Convolution", name, attrs,
+                        {data, net.g.Variable(name + "_weight"), net.g.Variable(name + "_bias")});
+      };
+      int out = conv("conva", c.out_type, out_range, c.with_residual ? 2 : relu ? 1 : 0);
+      if (c.with_residual) out = net.g.Op("elemwise_add", "add0", {}, {out, conv("convb", "int8", residual_range, 0)});
+      if (relu) out = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {out});
+      net.g.Output(out);
+
+      const auto [xq, x_step] = Integers(x, c.in);
+      auto reference = [&, xq = xq, x_step = x_step](const std::string& name) {
+        const auto [wq, w_steps] = WeightIntegers(net.params.at(name + "_weight"), true, 127.5f);
+        return Rescale(RefConv3d(xq, wq, nullptr, c.c), x_step, w_steps, &net.params.at(name + "_bias"));
+      };
+      Tensor want = reference("conva");
+      float step = 0;
+      if (c.with_residual) {
+        const Tensor residual = reference("convb");
+        const float residual_step = residual_range / 127.5f;
+        for (int64_t i = 0; i < want.size(); ++i)
+          want.data[i] += RoundToStep(residual.data[i], residual_step, false) * residual_step;
+      }
+      if (relu) {
+        step = out_range / 255.5f;
+        for (float& v : want.data) v = RoundToStep(std::max(v, 0.f), step, true) * step;
+      }
+      ExpectWithinOneStep(RunInt8(net, x), want, step, c.what);
+    });
+  }
 }
 
 TEST_CASE("an int8 inner product with one weight scale and a float32 output matches the reference", "[ops][int8]") {
