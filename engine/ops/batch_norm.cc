@@ -24,6 +24,17 @@ double BatchNormParams::ChannelScale(float gamma, float var) const {
   return (fix_gamma ? 1.0 : gamma) / std::sqrt(static_cast<double>(var) + eps);
 }
 
+std::vector<float> BatchNormParams::ScaleShift(const float* gamma, const float* beta, const float* mean,
+                                               const float* var, int64_t channels) const {
+  std::vector<float> scale_shift(2 * static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const double s = ChannelScale(gamma[c], var[c]);
+    scale_shift[c] = static_cast<float>(s);
+    scale_shift[channels + c] = static_cast<float>(beta[c] - mean[c] * s);
+  }
+  return scale_shift;
+}
+
 namespace {
 
 class BatchNormOp : public OpDef {

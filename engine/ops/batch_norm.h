@@ -20,6 +20,10 @@ struct BatchNormParams {
   // The per-channel factor inference multiplies by, gamma / sqrt(var + eps) (gamma read as 1 when
   // fix_gamma is set, as MXNet does), in float64.
   double ChannelScale(float gamma, float var) const;
+  // Inference as one affine map per channel, y = x * s + t: `channels` scales s (ChannelScale), then
+  // `channels` shifts t = beta - mean * s.
+  std::vector<float> ScaleShift(const float* gamma, const float* beta, const float* mean, const float* var,
+                                int64_t channels) const;
 };
 
 }  // namespace qv

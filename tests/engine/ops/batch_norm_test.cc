@@ -34,3 +34,31 @@ TEST_CASE("BatchNorm (inference) matches the reference, fix_gamma default True",
     });
   }
 }
+
+TEST_CASE("BatchNorm with a fused ReLU matches the reference on row-major and blocked data", "[ops][batch_norm]") {
+  for (const bool after_convolution : {false, true}) {
+    const std::string what = after_convolution ? "conv -> add -> BatchNorm -> relu (blocked)"
+                                               : "data -> BatchNorm -> relu (row-major)";
+    RunCase(what, [&] {
+      Net net(after_convolution ? 230 : 231);
+      const Shape shape = {2, 16, 6, 7};
+      int x = net.g.Variable("data");
+      if (after_convolution) {  // an addition keeps the convolution's blocked layout, and nothing folds
+        const int conv = net.Conv("conv0", x, 16, 16, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1), true);
+        x = net.g.Op("elemwise_add", "add0", {}, {conv, x});
+      }
+      const int bn = net.BatchNorm("bn0", x, 16, {{"fix_gamma", "False"}});
+      net.g.Output(net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {bn}));
+      const Tensor data = qv_test::Random(shape, &net.rng, -2.0f, 2.0f);
+      Tensor bn_in = data;
+      if (after_convolution) {
+        qv_ref::ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1);
+        bn_in = qv_ref::Convolution(data, net.params.at("conv0_weight"), &net.params.at("conv0_bias"), p);
+        for (int64_t i = 0; i < bn_in.size(); ++i) bn_in.data[i] += data.data[i];
+      }
+      Tensor want = net.RefBatchNorm("bn0", bn_in, 1e-3f, false);
+      for (float& v : want.data) v = std::max(v, 0.f);
+      ExpectClose(RunSingleInput(net, data).at(0), want, what);
+    });
+  }
+}

@@ -39,17 +39,8 @@ KernelBuild BuildBatchNorm(const KernelRequest& req, DeviceConstantStore& consta
   const int64_t channels = shape[1];
   const int64_t inner = ElementCount(shape) / (shape[0] * channels);
   const auto fold = [&] {
-    const float* gamma = req.inputs[1].constant->plain().data_as<float>();
-    const float* beta = req.inputs[2].constant->plain().data_as<float>();
-    const float* mean = req.inputs[3].constant->plain().data_as<float>();
-    const float* var = req.inputs[4].constant->plain().data_as<float>();
-    std::vector<float> scale_shift(2 * static_cast<size_t>(channels));
-    for (int64_t c = 0; c < channels; ++c) {
-      const double s = p.ChannelScale(gamma[c], var[c]);
-      scale_shift[c] = static_cast<float>(s);
-      scale_shift[channels + c] = static_cast<float>(beta[c] - mean[c] * s);
-    }
-    return scale_shift;
+    const auto plain = [&](int input) { return req.inputs[input].constant->plain().data_as<float>(); };
+    return p.ScaleShift(plain(1), plain(2), plain(3), plain(4), channels);
   };
   auto scale_shift = constants.GetDerived(req.attrs.node() + "/scale_shift", req.device, fold);
   bool relu = false;
