@@ -206,3 +206,34 @@ TEST_CASE("elemwise_add and broadcast_add match the reference", "[ops][binary]")
     });
   }
 }
+
+TEST_CASE("a per-channel gate broadcast into a convolution's blocked output, on either side", "[ops][binary]") {
+  // 13 channels: oneDNN pads the channel block; the gate is a second input, (N, 13, 1, 1), row-major.
+  std::mt19937 rng(320);
+  std::map<std::string, Tensor> params = {{"c1_weight", qv_test::Random({13, 3, 3, 3}, &rng)},
+                                          {"c3_weight", qv_test::Random({4, 13, 3, 3}, &rng)}};
+  const AttrMap conv = {{"kernel", "(3, 3)"}, {"pad", "(1, 1)"}, {"num_filter", "13"}, {"no_bias", "True"}};
+  qv_ref::ConvParams p;
+  p.kernel_h = p.kernel_w = 3;
+  p.pad_h = p.pad_w = 1;
+  for (const auto& [name, op] : std::vector<std::pair<std::string, char>>{
+           {"broadcast_mul", '*'}, {"broadcast_add", '+'}, {"broadcast_sub", '-'}, {"broadcast_div", '/'}}) {
+    for (const bool gate_first : {false, true}) {
+      GraphBuilder g;
+      const int data = g.Variable("data"), gate = g.Variable("gate");
+      const int c1 = g.Op("Convolution", "c1", conv, {data, g.Variable("c1_weight")});
+      const int out = gate_first ? g.Op(name, "op0", {}, {gate, c1}) : g.Op(name, "op0", {}, {c1, gate});
+      AttrMap last = conv;
+      last["num_filter"] = "4";
+      g.Output(g.Op("Convolution", "c3", last, {out, g.Variable("c3_weight")}));
+      const Tensor x = qv_test::Random({2, 3, 6, 5}, &rng), w = qv_test::Random({2, 13, 1, 1}, &rng, 0.5f, 2.f);
+      const Tensor y1 = qv_ref::Convolution(x, params["c1_weight"], nullptr, p);
+      const Tensor mixed = gate_first ? RefBinary(op, w, y1) : RefBinary(op, y1, w);
+      const Tensor want = qv_ref::Convolution(mixed, params["c3_weight"], nullptr, p);
+      // Data inputs come in MXNet's argument order, depth first from the output.
+      const std::vector<Tensor> inputs = gate_first ? std::vector<Tensor>{w, x} : std::vector<Tensor>{x, w};
+      ExpectClose(Run(g, inputs, params).at(0), want,
+                  std::string("conv -> ") + name + (gate_first ? " (gate, conv)" : " (conv, gate)") + " -> conv", 1e-4);
+    }
+  }
+}

@@ -1,6 +1,8 @@
 // Two-input arithmetic and comparisons (ops/binary_math.h): oneDNN's binary primitive for add, sub,
-// mul, div, maximum and minimum of equal shapes (any layout, the right side converted to the left's),
-// a row-major loop with numpy broadcasting otherwise.
+// mul, div, maximum and minimum of equal shapes (any layout, the right side converted to the left's)
+// and where one side broadcasts into the other (the larger in its producer's layout, the smaller
+// row-major: SE and attention gates, (N, C, 1, 1) times (N, C, H, W)), a row-major loop with numpy
+// broadcasting otherwise.
 #include <optional>
 #include <vector>
 
@@ -90,6 +92,20 @@ std::optional<dnnl::algorithm> DnnlAlgorithm(BinaryMath f) {
   }
 }
 
+// `small` right-aligned against `large` with 1s in front, if each of its axes is large's or 1.
+std::optional<Shape> BroadcastShape(const Shape& small, const Shape& large) {
+  if (small.size() > large.size()) return std::nullopt;
+  Shape padded(large.size() - small.size(), 1);
+  padded.insert(padded.end(), small.begin(), small.end());
+  for (size_t d = 0; d < large.size(); ++d)
+    if (padded[d] != large[d] && padded[d] != 1) return std::nullopt;
+  return padded;
+}
+
+bool Commutes(BinaryMath f) {
+  return f == BinaryMath::kAdd || f == BinaryMath::kMul || f == BinaryMath::kMaximum || f == BinaryMath::kMinimum;
+}
+
 KernelBuild BuildBinary(const KernelRequest& req) {
   const BinaryMath f = BinaryMathOf(req.attrs.op());
   const Shape& a = req.inputs[0].type.shape;
@@ -97,21 +113,31 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   const Shape& out = req.outputs[0].shape;
   KernelBuild build;
   build.runtime_inputs = {0, 1};
+  // oneDNN's binary reads its first source (`large`, the output's shape) in any layout, and its second
+  // either in that layout (equal shapes) or row-major, broadcast.
   const std::optional<dnnl::algorithm> algorithm = DnnlAlgorithm(f);
-  const bool plain_only = f == BinaryMath::kDiv && req.inputs[0].desc != PlainDesc(a);
-  if (a != b || !algorithm || plain_only) {
+  int large = -1;
+  std::optional<Shape> small_shape;
+  if (algorithm && a == out && (small_shape = BroadcastShape(b, a))) large = 0;
+  else if (algorithm && Commutes(f) && b == out && (small_shape = BroadcastShape(a, b))) large = 1;
+  const bool plain_only = f == BinaryMath::kDiv && large >= 0 && req.inputs[large].desc != PlainDesc(out);
+  if (large < 0 || plain_only) {
     build.input_descs = {PlainDesc(a), PlainDesc(b)};
     build.output_descs = {PlainDesc(out)};
     build.kernel = std::make_unique<BroadcastKernel>(f, a, b, out);
     return build;
   }
-  const Desc layout = req.inputs[0].desc;
-  const dnnl::binary::primitive_desc pd(CpuEngine(), *algorithm, layout, layout, layout, BaseAttr());
+  const int small = 1 - large;
+  const Desc layout = req.inputs[large].desc;
+  const Desc other = a == b ? layout : PlainDesc(*small_shape);
+  const dnnl::binary::primitive_desc pd(CpuEngine(), *algorithm, layout, other, layout, BaseAttr());
   std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC_0] = {ArgSource::kInput, 0, nullptr, layout};
-  args[DNNL_ARG_SRC_1] = {ArgSource::kInput, 1, nullptr, layout};
+  args[DNNL_ARG_SRC_0] = {ArgSource::kInput, large, nullptr, layout};
+  args[DNNL_ARG_SRC_1] = {ArgSource::kInput, small, nullptr, other};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
-  build.input_descs = {layout, layout};
+  build.input_descs = {Desc(), Desc()};
+  build.input_descs[large] = layout;
+  build.input_descs[small] = a == b ? layout : PlainDesc(req.inputs[small].type.shape);
   build.output_descs = {layout};
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
