@@ -1,6 +1,6 @@
 """Makes MXNet 1.9.1 int8 (quantized) versions of small models and records MXNet's outputs for them.
 
-    python tests/int8/make_fixtures.py --out DIR --digits DIR_WITH_digits_cnn
+    python tests/int8/make_fixtures.py --out DIR --digits DIR_WITH_digits_cnn --conformance CI_DIR
 
 Run with scripts/setup_mxnet_venv.sh's python (tests/int8/make_fixtures.sh does, and caches DIR).
 
@@ -16,6 +16,10 @@ _sg_mkldnn_* operators) once per calibration mode: 'naive' (min/max of the calib
                    8 frames of 32x32
   digits_cnn       the project's demo CNN (scripts/make_fixtures.sh trains it), quantized through a
                    gluon.SymbolBlock of its checkpoint
+  fastscnn_citys, psp_resnet50_ade
+                   GluonCV segmentation models from tests/conformance/make_fixtures.sh ci (random
+                   calibrated weights; CONFORMANCE below), read through a gluon.SymbolBlock: their
+                   BilinearResize2D and AdaptiveAvgPooling2D run in float32 between the int8 layers
 Calibration: two batches of 4 seeded standard-normal images for the zoo models; held-back digits that
 are not the test input for digits_cnn (DIGITS_DIR has no training digits). The manifest names them.
 
@@ -79,6 +83,8 @@ ZOO = (("resnet18_v1", 1818), ("mobilenetv2_1.0", 2020), ("mobilenet0.25", 2525)
 ZOO_SIZE = 64
 VIDEO = ("video3d", 3030)
 VIDEO_SHAPE = (3, 8, 32, 32)  # channels, frames, height, width
+# The conformance suite's ci models, at the size their files were made for: name -> (seed, input shape).
+CONFORMANCE = {"fastscnn_citys": (6464, (3, 64, 64)), "psp_resnet50_ade": (6400, (3, 64, 64))}
 DIGITS_CALIB_BATCHES = 16
 
 
@@ -202,19 +208,30 @@ class Video3d(gluon.HybridBlock):
 
 
 def random_model(out_dir, name, net, seed, shape, source):
-    """NET (random weights, made for inputs of SHAPE) as float32 files, an input and calibration
-    images of seeded standard-normal values, and its quantized versions."""
+    """NET (random weights, made for inputs of SHAPE) as float32 files, then seeded_inputs_model."""
     tmp = os.path.join(out_dir, "_tmp_" + name)
     net.export(tmp)
     f32_checkpoint = mx.model.load_checkpoint(tmp, 0)
     os.remove(tmp + "-symbol.json")
     os.remove(tmp + "-0000.params")
+    return seeded_inputs_model(out_dir, name, net, f32_checkpoint, seed, shape, source)
+
+
+def seeded_inputs_model(out_dir, name, net, f32_checkpoint, seed, shape, source):
+    """make_model with an input and calibration images of seeded standard-normal values of SHAPE."""
     x = np.random.RandomState(seed + 1).standard_normal((BATCH,) + shape).astype(np.float32)
     calib = np.random.RandomState(seed + 2).standard_normal((CALIB_BATCHES * BATCH,) + shape).astype(np.float32)
     entry, _ = make_model(out_dir, name, net, f32_checkpoint, x, calib,
                           "seeded standard-normal images (RandomState(%d)), not the input" % (seed + 2))
     entry["source"] = "%s, random calibrated weights, seed %d" % (source, seed)
     return entry
+
+
+def conformance(out_dir, conformance_dir, name, seed, shape):
+    source = os.path.join(conformance_dir, name)
+    net = gluon.SymbolBlock.imports(source + "-symbol.json", ["data"], source + "-0000.params", ctx=CTX)
+    return seeded_inputs_model(out_dir, name, net, mx.model.load_checkpoint(source, 0), seed, shape,
+                               "tests/conformance/make_fixtures.sh ci's %s" % name)
 
 
 def zoo(out_dir, name, seed):
@@ -264,11 +281,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--digits", required=True, help="scripts/make_fixtures.sh's directory (digits_cnn)")
+    parser.add_argument("--conformance", required=True, help="tests/conformance/make_fixtures.sh ci's directory")
     args = parser.parse_args()
     t0 = time.time()
     os.makedirs(args.out, exist_ok=True)
     mx.random.seed(0)
-    models = [zoo(args.out, name, seed) for name, seed in ZOO] + [video(args.out), digits(args.out, args.digits)]
+    models = ([zoo(args.out, name, seed) for name, seed in ZOO] + [video(args.out), digits(args.out, args.digits)] +
+              [conformance(args.out, args.conformance, name, seed, shape)
+               for name, (seed, shape) in CONFORMANCE.items()])
     AMP.write_manifest(args.out, __file__, {"models": models})
     unstable = ["%s %s" % (m["name"], mode) for m in models for mode, e in m["modes"].items()
                 if not e["deterministic"]]
