@@ -103,13 +103,15 @@ class Expander {
       AddPassThrough(id);
     } else if (node.op == "_contrib_quantized_concat") {
       AddConcat(id);
+    } else if (node.op == "_contrib_quantized_batch_norm") {
+      AddBatchNorm(id);
     } else if (IsMxnetFusedOp(node.op)) {
       Inline(id);
     } else if (IsMxnetQuantizationOp(node.op)) {
       Unsupported(node, "MXNet's quantized operator is not supported (supported: _contrib_quantize_v2, "
                         "_contrib_requantize, _contrib_dequantize, _contrib_quantized_pooling, "
                         "_contrib_quantized_flatten, _contrib_quantized_act, _contrib_quantized_concat, "
-                        "and _sg_mkldnn_conv and _sg_mkldnn_fully_connected with quantized=true)");
+                        "_contrib_quantized_batch_norm, and _sg_mkldnn_conv and _sg_mkldnn_fully_connected with quantized=true)");
     } else {
       Node copy = node;
       for (NodeEntry& in : copy.inputs) in = Map(in, QuoteName(node.name));
@@ -144,6 +146,25 @@ class Expander {
     map_[{id, 0}] = Push(std::move(copy));
     const auto q = quantized_.find(node.inputs[0]);
     if (q != quantized_.end()) quantized_[{id, 0}] = q->second;
+  }
+
+  // MXNet's quantized BatchNorm (one after a layer it cannot fuse into, such as Deconvolution): the
+  // float BatchNorm of the same tensor, whose output MXNet writes as int8 on its calibrated range with
+  // 127 steps. MXNet 1.9.1 scales by gamma whatever fix_gamma says, and refuses a node without a range.
+  void AddBatchNorm(int id) {
+    const Node& node = in_.nodes[id];
+    if (node.inputs.size() != 7) Unsupported(node, "expected 7 inputs (data, 4 parameters, its min and max)");
+    const std::optional<float> range = CalibRange(node);
+    if (!range) Unsupported(node, "it has no min_calib_range / max_calib_range (MXNet 1.9.1 cannot run it either)");
+    Node copy = node;
+    copy.op = "BatchNorm";
+    copy.inputs.clear();
+    for (int i = 0; i < 5; ++i) copy.inputs.push_back(Map(node.inputs[i], QuoteName(node.name)));
+    copy.attrs.erase("min_calib_range");
+    copy.attrs.erase("max_calib_range");
+    copy.attrs["fix_gamma"] = "False";
+    map_[{id, 0}] = Push(std::move(copy));
+    quantized_[{id, 0}] = Quantized{DType::kInt8, range, Int8Hints::DataLevels(DType::kInt8) - 0.5f};
   }
 
   // MXNet's quantized concat: the float Concat of its data inputs. Its inputs are the n data tensors,

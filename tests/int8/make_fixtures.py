@@ -16,10 +16,11 @@ _sg_mkldnn_* operators) once per calibration mode: 'naive' (min/max of the calib
                    8 frames of 32x32
   digits_cnn       the project's demo CNN (scripts/make_fixtures.sh trains it), quantized through a
                    gluon.SymbolBlock of its checkpoint
-  fastscnn_citys, psp_resnet50_ade
-                   GluonCV segmentation models from tests/conformance/make_fixtures.sh ci (random
-                   calibrated weights; CONFORMANCE below), read through a gluon.SymbolBlock: their
-                   BilinearResize2D and AdaptiveAvgPooling2D run in float32 between the int8 layers
+  fastscnn_citys, psp_resnet50_ade, simple_pose_resnet18_v1b
+                   GluonCV segmentation and pose models from tests/conformance/make_fixtures.sh ci
+                   (random calibrated weights; CONFORMANCE below), read through a gluon.SymbolBlock:
+                   their BilinearResize2D, AdaptiveAvgPooling2D and Deconvolution run in float32
+                   between the int8 layers
 Calibration: two batches of 4 seeded standard-normal images for the zoo models; held-back digits that
 are not the test input for digits_cnn (DIGITS_DIR has no training digits). The manifest names them.
 
@@ -84,7 +85,10 @@ ZOO_SIZE = 64
 VIDEO = ("video3d", 3030)
 VIDEO_SHAPE = (3, 8, 32, 32)  # channels, frames, height, width
 # The conformance suite's ci models, at the size their files were made for: name -> (seed, input shape).
-CONFORMANCE = {"fastscnn_citys": (6464, (3, 64, 64)), "psp_resnet50_ade": (6400, (3, 64, 64))}
+# SimplePose's BatchNorm after its Deconvolution becomes _contrib_quantized_batch_norm, which MXNet 1.9.1
+# cannot run without a calibrated range: no 'none' model of it.
+CONFORMANCE = {"fastscnn_citys": (6464, (3, 64, 64), MODES), "psp_resnet50_ade": (6400, (3, 64, 64), MODES),
+               "simple_pose_resnet18_v1b": (12896, (3, 128, 96), ("naive", "entropy"))}
 DIGITS_CALIB_BATCHES = 16
 
 
@@ -159,7 +163,7 @@ def make_mode(out_dir, name, net, mode, calib, x, out_f32):
     return entry, checkpoint
 
 
-def make_model(out_dir, name, net, f32_checkpoint, x, calib, calib_source):
+def make_model(out_dir, name, net, f32_checkpoint, x, calib, calib_source, modes=MODES):
     """Writes the float32 model, the input, the calibration images and MXNet's float32 output, then
     one quantized model per mode."""
     out_f32 = AMP.run_module(*f32_checkpoint, x)
@@ -169,14 +173,14 @@ def make_model(out_dir, name, net, f32_checkpoint, x, calib, calib_source):
     AMP.write_f32(os.path.join(out_dir, files["input"]), x)
     AMP.write_f32(os.path.join(out_dir, files["float32"]), out_f32)
     AMP.write_f32(os.path.join(out_dir, files["calibration"]), calib)
-    modes, checkpoints = {}, {}
-    for mode in MODES:
-        modes[mode], checkpoints[mode] = make_mode(out_dir, name, net, mode, calib, x, out_f32)
+    entries, checkpoints = {}, {}
+    for mode in modes:
+        entries[mode], checkpoints[mode] = make_mode(out_dir, name, net, mode, calib, x, out_f32)
     entry = {
         "name": name, "epoch": 0, "input_name": "data",
         "input_shape": list(x.shape), "output_shape": list(out_f32.shape), "files": files,
         "calibration": {"source": calib_source, "examples": len(calib), "batch": BATCH},
-        "modes": modes,
+        "modes": entries,
     }
     return entry, checkpoints
 
@@ -217,21 +221,21 @@ def random_model(out_dir, name, net, seed, shape, source):
     return seeded_inputs_model(out_dir, name, net, f32_checkpoint, seed, shape, source)
 
 
-def seeded_inputs_model(out_dir, name, net, f32_checkpoint, seed, shape, source):
+def seeded_inputs_model(out_dir, name, net, f32_checkpoint, seed, shape, source, modes=MODES):
     """make_model with an input and calibration images of seeded standard-normal values of SHAPE."""
     x = np.random.RandomState(seed + 1).standard_normal((BATCH,) + shape).astype(np.float32)
     calib = np.random.RandomState(seed + 2).standard_normal((CALIB_BATCHES * BATCH,) + shape).astype(np.float32)
     entry, _ = make_model(out_dir, name, net, f32_checkpoint, x, calib,
-                          "seeded standard-normal images (RandomState(%d)), not the input" % (seed + 2))
+                          "seeded standard-normal images (RandomState(%d)), not the input" % (seed + 2), modes)
     entry["source"] = "%s, random calibrated weights, seed %d" % (source, seed)
     return entry
 
 
-def conformance(out_dir, conformance_dir, name, seed, shape):
+def conformance(out_dir, conformance_dir, name, seed, shape, modes):
     source = os.path.join(conformance_dir, name)
     net = gluon.SymbolBlock.imports(source + "-symbol.json", ["data"], source + "-0000.params", ctx=CTX)
     return seeded_inputs_model(out_dir, name, net, mx.model.load_checkpoint(source, 0), seed, shape,
-                               "tests/conformance/make_fixtures.sh ci's %s" % name)
+                               "tests/conformance/make_fixtures.sh ci's %s" % name, modes)
 
 
 def zoo(out_dir, name, seed):
@@ -287,8 +291,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     mx.random.seed(0)
     models = ([zoo(args.out, name, seed) for name, seed in ZOO] + [video(args.out), digits(args.out, args.digits)] +
-              [conformance(args.out, args.conformance, name, seed, shape)
-               for name, (seed, shape) in CONFORMANCE.items()])
+              [conformance(args.out, args.conformance, name, seed, shape, modes)
+               for name, (seed, shape, modes) in CONFORMANCE.items()])
     AMP.write_manifest(args.out, __file__, {"models": models})
     unstable = ["%s %s" % (m["name"], mode) for m in models for mode, e in m["modes"].items()
                 if not e["deterministic"]]

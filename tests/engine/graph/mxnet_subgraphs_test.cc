@@ -181,6 +181,57 @@ TEST_CASE("MXNet's quantized concat becomes Concat on the widest of its inputs' 
   }
 }
 
+namespace {
+
+// A quantized BatchNorm of the pooling (as MXNet writes one after a Deconvolution), its int8 output
+// read by a second quantized inner product; `range` holds its calibration attributes, or is empty.
+std::string BatchNormModel(const std::string& range) {
+  return R"json(,
+      {"op": "null", "name": "qbn_gamma", "inputs": []},
+      {"op": "null", "name": "qbn_beta", "inputs": []},
+      {"op": "null", "name": "qbn_mean", "inputs": []},
+      {"op": "null", "name": "qbn_var", "inputs": []},
+      {"op": "_contrib_quantized_batch_norm", "name": "qbn", "attrs": {"eps": "1e-05", "fix_gamma": "True")json" +
+         range + R"json(},
+       "inputs": [[8, 0, 0], [13, 0, 0], [14, 0, 0], [15, 0, 0], [16, 0, 0], [8, 1, 0], [8, 2, 0]]},
+      {"op": "null", "name": "fc1_weight_quantize", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_min", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_max", "inputs": []},
+      {"op": "_sg_mkldnn_fully_connected", "name": "quantized_sg_mkldnn_fully_connected_1",
+       "attrs": {"enable_float_output": "True", "quantized": "True"},
+       "inputs": [[17, 0, 0], [18, 0, 0], [17, 1, 0], [17, 2, 0], [19, 0, 0], [20, 0, 0]],
+       "subgraphs": [{
+         "nodes": [
+           {"op": "null", "name": "sg_data", "inputs": []},
+           {"op": "null", "name": "fc1_weight", "inputs": []},
+           {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "2", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]}
+         ],
+         "arg_nodes": [0, 1],
+         "heads": [[2, 0, 0]]
+       }]})json";
+}
+
+}  // namespace
+
+TEST_CASE("MXNet's quantized BatchNorm becomes BatchNorm with an int8 output of 127 steps", "[graph][int8]") {
+  const Graph g = ParseSymbolJson(
+      QuantizedModel(BatchNormModel(R"json(, "min_calib_range": "-1.5", "max_calib_range": "3.0")json"),
+                     "[12, 0, 0], [21, 0, 0]"));
+  const Node& bn = Find(g, "qbn");
+  CHECK(bn.op == "BatchNorm");
+  REQUIRE(bn.inputs.size() == 5u);
+  CHECK(g.nodes[bn.inputs[0].node].name == "quantized_pool0");
+  CHECK(bn.attrs.at("fix_gamma") == "False");  // MXNet's quantized kernel always scales by gamma
+  CHECK(bn.attrs.count("min_calib_range") == 0);
+  const Node& fc = Find(g, "fc1");
+  CHECK(fc.attrs.at(int8_attr::kInType) == "int8");
+  CHECK(std::stof(fc.attrs.at(int8_attr::kInRange)) == Approx(3.0));
+  CHECK(std::stof(fc.attrs.at(int8_attr::kInLevels)) == Approx(127.0));
+  // Without a calibrated range MXNet 1.9.1 cannot run the node; Quiver refuses it, naming it.
+  CHECK_THROWS_WITH(ParseSymbolJson(QuantizedModel(BatchNormModel(""), "[12, 0, 0], [21, 0, 0]")),
+                    Contains("'qbn'") && Contains("min_calib_range"));
+}
+
 TEST_CASE("Quantized operators Quiver cannot rewrite are refused naming them", "[graph][int8]") {
   const std::string add = R"json(,
       {"op": "_contrib_quantized_elemwise_add", "name": "qadd",
