@@ -24,6 +24,15 @@ NDArrayPtr Filled(const Shape& shape, float value) {
   return a;
 }
 
+// A request of one row for a BatchScheduler driven directly.
+RequestPtr OneRowRequest() {
+  auto r = std::make_shared<Request>();
+  r->inputs = {Filled({1, 2}, 0)};
+  r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
+  r->control = std::make_shared<InvocationControl>();
+  return r;
+}
+
 NDArrayPtr InvokeOne(CachedOp& op, const NDArrayPtr& input) {
   std::vector<NDArrayPtr> outs;
   op.Invoke({input}, &outs);
@@ -112,14 +121,7 @@ TEST_CASE("a request that leaves the queue for a running batch gives its max_que
         done();
       },
       nullptr, false, statistics);
-  const auto request = [] {
-    auto r = std::make_shared<Request>();
-    r->inputs = {Filled({1, 2}, 0)};
-    r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
-    r->control = std::make_shared<InvocationControl>();
-    return r;
-  };
-  RequestPtr first = request(), second = request();
+  RequestPtr first = OneRowRequest(), second = OneRowRequest();
   scheduler.Submit(first);
   {
     std::unique_lock<std::mutex> lock(mu);
@@ -179,10 +181,7 @@ TEST_CASE("instances=auto runs one batch at a time on a synchronous backend, two
         nullptr, asynchronous, statistics);
     std::vector<RequestPtr> requests;
     for (int k = 0; k < 4; ++k) {
-      auto r = std::make_shared<Request>();
-      r->inputs = {Filled({1, 2}, 0)};
-      r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
-      r->control = std::make_shared<InvocationControl>();
+      const RequestPtr r = OneRowRequest();
       scheduler.Submit(r);
       requests.push_back(r);
     }
@@ -235,10 +234,7 @@ TEST_CASE("requests that miss a running batch wait for a whole one, not a split 
   std::vector<RequestPtr> requests;
   const auto submit = [&](int count) {
     for (int k = 0; k < count; ++k) {
-      auto r = std::make_shared<Request>();
-      r->inputs = {Filled({1, 2}, 0)};
-      r->outputs = {NDArray::Create({1, 2}, DType::kFloat32)};
-      r->control = std::make_shared<InvocationControl>();
+      const RequestPtr r = OneRowRequest();
       scheduler.Submit(r);
       requests.push_back(r);
     }
