@@ -132,6 +132,29 @@ TEST_CASE("DequantizeInt8Params gives int8 weights the values MXNet's kernel mul
 
 namespace {
 
+// A second quantized inner product, "fc1", reading node `input` (and its range outputs): its int8
+// weight and range variables are the three nodes after `input`, then the fused node.
+std::string SecondInnerProduct(int input) {
+  const std::string in = std::to_string(input);
+  const auto var = [&](int k) { return "[" + std::to_string(input + k) + ", 0, 0]"; };
+  return R"json({"op": "null", "name": "fc1_weight_quantize", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_min", "inputs": []},
+      {"op": "null", "name": "fc1_weight_quantize_max", "inputs": []},
+      {"op": "_sg_mkldnn_fully_connected", "name": "quantized_sg_mkldnn_fully_connected_1",
+       "attrs": {"enable_float_output": "True", "quantized": "True"},
+       "inputs": [[)json" + in + ", 0, 0], " + var(1) + ", [" + in + ", 1, 0], [" + in + ", 2, 0], " + var(2) + ", " +
+         var(3) + R"json(],
+       "subgraphs": [{
+         "nodes": [
+           {"op": "null", "name": "sg_data", "inputs": []},
+           {"op": "null", "name": "fc1_weight", "inputs": []},
+           {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "2", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]}
+         ],
+         "arg_nodes": [0, 1],
+         "heads": [[2, 0, 0]]
+       }]})json";
+}
+
 // A quantized concat of the pooling (uint8, range 2.5), the quantized data (uint8, 0.999) and, when
 // `with_int8`, the data quantized as int8 (range 3), read by a second quantized inner product.
 std::string ConcatModel(bool with_int8) {
@@ -144,21 +167,7 @@ std::string ConcatModel(bool with_int8) {
        "attrs": {"dim": "1", "num_args": ")json" + std::string(with_int8 ? "3" : "2") + R"json("},
        "inputs": [[8, 0, 0], [1, 0, 0])json" + int8_input + R"json(, [8, 1, 0], [8, 2, 0], [1, 1, 0], [1, 2, 0])json" +
          int8_range + R"json(]},
-      {"op": "null", "name": "fc1_weight_quantize", "inputs": []},
-      {"op": "null", "name": "fc1_weight_quantize_min", "inputs": []},
-      {"op": "null", "name": "fc1_weight_quantize_max", "inputs": []},
-      {"op": "_sg_mkldnn_fully_connected", "name": "quantized_sg_mkldnn_fully_connected_1",
-       "attrs": {"enable_float_output": "True", "quantized": "True"},
-       "inputs": [[14, 0, 0], [15, 0, 0], [14, 1, 0], [14, 2, 0], [16, 0, 0], [17, 0, 0]],
-       "subgraphs": [{
-         "nodes": [
-           {"op": "null", "name": "sg_data", "inputs": []},
-           {"op": "null", "name": "fc1_weight", "inputs": []},
-           {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "2", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]}
-         ],
-         "arg_nodes": [0, 1],
-         "heads": [[2, 0, 0]]
-       }]})json";
+      )json" + SecondInnerProduct(14);
 }
 
 }  // namespace
@@ -194,21 +203,7 @@ std::string BatchNormModel(const std::string& range) {
       {"op": "_contrib_quantized_batch_norm", "name": "qbn", "attrs": {"eps": "1e-05", "fix_gamma": "True")json" +
          range + R"json(},
        "inputs": [[8, 0, 0], [13, 0, 0], [14, 0, 0], [15, 0, 0], [16, 0, 0], [8, 1, 0], [8, 2, 0]]},
-      {"op": "null", "name": "fc1_weight_quantize", "inputs": []},
-      {"op": "null", "name": "fc1_weight_quantize_min", "inputs": []},
-      {"op": "null", "name": "fc1_weight_quantize_max", "inputs": []},
-      {"op": "_sg_mkldnn_fully_connected", "name": "quantized_sg_mkldnn_fully_connected_1",
-       "attrs": {"enable_float_output": "True", "quantized": "True"},
-       "inputs": [[17, 0, 0], [18, 0, 0], [17, 1, 0], [17, 2, 0], [19, 0, 0], [20, 0, 0]],
-       "subgraphs": [{
-         "nodes": [
-           {"op": "null", "name": "sg_data", "inputs": []},
-           {"op": "null", "name": "fc1_weight", "inputs": []},
-           {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "2", "no_bias": "True"}, "inputs": [[0, 0, 0], [1, 0, 0]]}
-         ],
-         "arg_nodes": [0, 1],
-         "heads": [[2, 0, 0]]
-       }]})json";
+      )json" + SecondInnerProduct(17);
 }
 
 }  // namespace
