@@ -111,7 +111,8 @@ class Expander {
       Unsupported(node, "MXNet's quantized operator is not supported (supported: _contrib_quantize_v2, "
                         "_contrib_requantize, _contrib_dequantize, _contrib_quantized_pooling, "
                         "_contrib_quantized_flatten, _contrib_quantized_act, _contrib_quantized_concat, "
-                        "_contrib_quantized_batch_norm, and _sg_mkldnn_conv and _sg_mkldnn_fully_connected with quantized=true)");
+                        "_contrib_quantized_batch_norm, and _sg_mkldnn_conv and _sg_mkldnn_fully_connected "
+                        "with quantized=true)");
     } else {
       Node copy = node;
       for (NodeEntry& in : copy.inputs) in = Map(in, QuoteName(node.name));

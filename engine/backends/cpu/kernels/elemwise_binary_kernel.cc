@@ -122,11 +122,10 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   if (algorithm && a == out && (small_shape = BroadcastShape(b, a))) large = 0;
   else if (algorithm && Commutes(f) && b == out && (small_shape = BroadcastShape(a, b))) large = 1;
   const bool plain_only = f == BinaryMath::kDiv && large >= 0 && req.inputs[large].desc != PlainDesc(out);
+  const Desc layout = large >= 0 ? req.inputs[large].desc : Desc();
+  const Desc other = large < 0 ? Desc() : a == b ? layout : PlainDesc(*small_shape);  // as oneDNN reads it
   std::optional<dnnl::binary::primitive_desc> pd;
-  if (large >= 0 && !plain_only) {
-    const Desc other = a == b ? req.inputs[large].desc : PlainDesc(*small_shape);
-    pd.emplace(CpuEngine(), *algorithm, req.inputs[large].desc, other, req.inputs[large].desc, BaseAttr());
-  }
+  if (large >= 0 && !plain_only) pd.emplace(CpuEngine(), *algorithm, layout, other, layout, BaseAttr());
   // oneDNN 3.7 has jit kernels for some broadcasts only (per channel, per tensor, ...); for others
   // (ResNeSt's (1, 2, 64, 1, 1) into (1, 2, 64, 56, 56)) its reference kernel took 15 ms where the
   // loop takes well under 1.
@@ -137,15 +136,13 @@ KernelBuild BuildBinary(const KernelRequest& req) {
     return build;
   }
   const int small = 1 - large;
-  const Desc layout = req.inputs[large].desc;
-  const Desc other = pd->src1_desc();
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, large, nullptr, layout};
   args[DNNL_ARG_SRC_1] = {ArgSource::kInput, small, nullptr, other};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
-  build.input_descs = {Desc(), Desc()};
+  build.input_descs.resize(2);
   build.input_descs[large] = layout;
-  build.input_descs[small] = a == b ? layout : PlainDesc(req.inputs[small].type.shape);
+  build.input_descs[small] = a == b ? layout : PlainDesc(req.inputs[small].type.shape);  // same bytes as `other`
   build.output_descs = {layout};
   build.kernel = std::make_unique<DnnlKernel>(*pd, std::move(args));
   return build;

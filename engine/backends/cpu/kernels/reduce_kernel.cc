@@ -138,9 +138,8 @@ KernelBuild BuildReduce(const KernelRequest& req) {
   build.runtime_inputs = {0};
   build.input_descs = {src};
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
-  if (kept == x) {  // only size-1 axes reduced: every reduction is the identity, which oneDNN refuses
-    build.kernel = MakeReorderKernel(src, src);
-  } else if (const std::optional<ReduceRun> run = SingleRun(x, kept)) {
+  // Only size-1 axes reduced (which oneDNN refuses) is a run of length 1: the loop copies.
+  if (const std::optional<ReduceRun> run = SingleRun(x, kept)) {
     build.kernel = MakeRunReduceKernel(kind, *run);
   } else {
     const Desc dst = PlainDesc(kept);
