@@ -145,14 +145,20 @@ void CheckWithStates(const RnnCase& c, unsigned seed) {
 TEST_CASE("RNN matches a reference LSTM, GRU and vanilla RNN with given begin states", "[ops][rnn]") {
   unsigned seed = 1200;
   for (const std::string mode : {"lstm", "gru", "rnn_tanh", "rnn_relu"})
-    for (const auto& [layers, directions] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 2}, {3, 1}}) {
-      RnnCase c;
-      c.mode = mode;
-      c.layers = layers;
-      c.directions = directions;
-      c.state_outputs = layers != 3;
-      RunCase(c.Describe(), [&] { CheckWithStates(c, seed += 10); });
-    }
+    for (const auto& [layers, directions] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {2, 2}, {3, 1}})
+      // Hidden 37: whole vectors of the step's loops and a remainder; batch 6: past the rows the step
+      // runs as loops, on oneDNN's inner product.
+      for (const auto& [hidden, batch] : std::vector<std::pair<int64_t, int64_t>>{{4, 3}, {37, 3}, {37, 6}}) {
+        RnnCase c;
+        c.mode = mode;
+        c.layers = layers;
+        c.directions = directions;
+        c.hidden = hidden;
+        c.batch = batch;
+        c.state_outputs = layers != 3;
+        RunCase(c.Describe() + " hidden " + std::to_string(hidden) + " batch " + std::to_string(batch),
+                [&] { CheckWithStates(c, seed += 10); });
+      }
 }
 
 TEST_CASE("RNN as Gluon exports it: _zeros begin states, weights joined by _rnn_param_concat", "[ops][rnn]") {
