@@ -3,7 +3,8 @@ the baselines of bench/compare_runtimes.sh and compare_batching.sh. Prints one J
 quiver_bench prints.
 
     <baselines venv python> bench/baseline_bench.py --engine E --model M.onnx [--clients 1] [--iters 10]
-        [--warmup 3] [--shape 3,224,224] [--threads N] [--check IN.f32,OUT.f32]
+        [--warmup 3] [--shape 3,224,224] [--input-name data] [--extra-input NAME:D0,...=V0,... ...]
+        [--threads N] [--check IN.f32,OUT.f32]
 
 Engines (bench/setup_baselines_venv.sh installs both runtimes):
   onnxruntime       one InferenceSession shared by the clients; --threads sets intra_op_num_threads
@@ -14,19 +15,22 @@ OpenVINO compiles the model once with the LATENCY hint for one client, or with o
 (THROUGHPUT hint) for several, the way it serves concurrent requests; --threads sets
 INFERENCE_NUM_THREADS. Each client owns one infer request. Without --threads each runtime picks its own
 thread count (one per usable core). --check runs the recorded input first and reports the largest
-difference from the recorded (MXNet) output.
+difference from the recorded (MXNet) output (the first output; the extra inputs as given). Inputs are
+described as quiver_bench describes them (bench/model_inputs.py).
 """
 import argparse
 import json
 import os
 import sys
-from typing import Callable, List
+from typing import Callable, Dict, List
 
 import numpy as np
 
 from client_threads import latency_summary, run_clients
+from model_inputs import add_input_arguments, extra_arrays, sample_shape
 
-Call = Callable[[np.ndarray], np.ndarray]
+Feeds = Dict[str, np.ndarray]
+Call = Callable[[Feeds], np.ndarray]
 
 
 def onnxruntime_clients(model: str, clients: int, threads: int, result: dict) -> List[Call]:
@@ -36,9 +40,8 @@ def onnxruntime_clients(model: str, clients: int, threads: int, result: dict) ->
     if threads:
         options.intra_op_num_threads = threads
     session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
-    name = session.get_inputs()[0].name
     result["version"] = ort.__version__
-    return [lambda x: session.run(None, {name: x})[0]] * clients
+    return [lambda feeds: session.run(None, feeds)[0]] * clients
 
 
 def openvino_clients(model: str, clients: int, threads: int, result: dict, precision: str) -> List[Call]:
@@ -55,7 +58,7 @@ def openvino_clients(model: str, clients: int, threads: int, result: dict, preci
     result["version"] = ov.__version__
     result["precision"] = compiled.get_property("INFERENCE_PRECISION_HINT").to_string()
     requests = [compiled.create_infer_request() for _ in range(clients)]
-    return [lambda x, r=r: r.infer([x])[0] for r in requests]
+    return [lambda feeds, r=r: r.infer(feeds)[0] for r in requests]
 
 
 def main() -> None:
@@ -65,11 +68,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=1)
     parser.add_argument("--iters", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--shape", default="3,224,224")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--check", default="")
+    add_input_arguments(parser)
     args = parser.parse_args()
-    shape = (1,) + tuple(int(d) for d in args.shape.split(","))
+    shape = (1,) + sample_shape(args)
+    extras = extra_arrays(args)
 
     result = {"engine": args.engine, "model": os.path.basename(args.model).removesuffix(".onnx"), "batch": 1,
               "clients": args.clients, "iters": args.iters, "warmup": args.warmup}
@@ -81,10 +85,11 @@ def main() -> None:
         in_file, out_file = args.check.split(",")
         x = np.fromfile(in_file, dtype=np.float32).reshape(shape)
         expected = np.fromfile(out_file, dtype=np.float32).reshape(1, -1)
-        got = np.asarray(calls[0](x)).reshape(1, -1)
+        got = np.asarray(calls[0]({args.input_name: x, **extras})).reshape(1, -1)
         result["max_abs_diff_vs_mxnet"] = float(np.abs(got - expected).max())
 
-    inputs = [np.random.default_rng(1234 + c).standard_normal(shape).astype(np.float32) for c in range(args.clients)]
+    inputs = [{args.input_name: np.random.default_rng(1234 + c).standard_normal(shape).astype(np.float32), **extras}
+              for c in range(args.clients)]
     try:
         seconds, wall = run_clients(args.clients, args.warmup, args.iters, lambda c: calls[c](inputs[c]))
     except Exception as error:

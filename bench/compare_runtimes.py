@@ -1,5 +1,7 @@
-"""The driver of bench/compare_runtimes.sh (see there): runs every engine on every model, round after
-round, as separate processes, and prints medians side by side."""
+"""The driver of bench/compare_runtimes.sh and compare_sequence_runtimes.sh (see there): runs every engine on
+every model of a models directory, round after round, as separate processes, and prints medians side by
+side. A model's manifest entry may say how it is fed (input_name, shape, extra_inputs as quiver_bench's
+--extra-input; default: one 3x224x224 input named data) and how many iterations make a run (iters)."""
 import argparse
 import json
 import os
@@ -20,28 +22,46 @@ ENGINES = ["quiver", "quiver-python", "quiver-bf16", "quiver-int8", "mxnet", "on
 QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16", "quiver-int8": "int8"}
 
 
-def quiver_prefix(args, model, precision):
-    return os.path.join(args.models_dir, model + ("-int8" if precision == "int8" else ""))
 ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
 
 
-def commands(engine, args, model, clients, threads, iters, check):
+def quiver_prefix(args, model, precision):
+    return os.path.join(args.models_dir, model + ("-int8" if precision == "int8" else ""))
+
+
+def runs_engine(args, model, engine):
+    """quiver-int8 needs the model's int8 export; every other engine runs every model."""
+    return engine != "quiver-int8" or os.path.exists(quiver_prefix(args, model["name"], "int8") + "-symbol.json")
+
+
+def input_flags(model, with_name=True):
+    """How the benchmark tools are told to feed `model` (quiver_bench finds the data input itself)."""
+    flags = ["--shape", model.get("shape", "3,224,224")]
+    if with_name:
+        flags += ["--input-name", model.get("input_name", "data")]
+    for extra in model.get("extra_inputs", []):
+        flags += ["--extra-input", extra]
+    return flags
+
+
+def commands(engine, args, model, clients, threads, check):
     """The command line of one run, and its extra environment."""
-    prefix = os.path.join(args.models_dir, model)
+    prefix = os.path.join(args.models_dir, model["name"])
+    iters = model.get("iters", ITERS.get(model["name"], 50))
     common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
     if engine in ("quiver", "quiver-bf16", "quiver-int8"):
         precision = QUIVER_PRECISIONS[engine]
-        return ([args.quiver_bench, "--prefix", quiver_prefix(args, model, precision), "--option",
-                 f"precision={precision}"] + common,
+        return ([args.quiver_bench, "--prefix", quiver_prefix(args, model["name"], precision), "--option",
+                 f"precision={precision}"] + common + input_flags(model, with_name=False),
                 {"QUIVER_NUM_THREADS": str(threads)})
     if engine == "quiver-python":
-        return ([args.quiver_python, os.path.join(HERE, "python_bench.py"), "--prefix", prefix] + common,
-                {"QUIVER_NUM_THREADS": str(threads)})
+        return ([args.quiver_python, os.path.join(HERE, "python_bench.py"), "--prefix", prefix] + common +
+                input_flags(model), {"QUIVER_NUM_THREADS": str(threads)})
     if engine == "mxnet":
         return ([args.mxnet_python, os.path.join(HERE, "mxnet_bench.py"), "--prefix", prefix,
-                 "--threads", str(threads)] + common, {})
+                 "--threads", str(threads)] + common + input_flags(model), {})
     command = [args.baselines_python, os.path.join(HERE, "baseline_bench.py"), "--engine", engine, "--model",
-               prefix + ".onnx", "--threads", str(threads)] + common
+               prefix + ".onnx", "--threads", str(threads)] + common + input_flags(model)
     if check:
         command += ["--check", check]
     return command, {}
@@ -49,16 +69,22 @@ def commands(engine, args, model, clients, threads, iters, check):
 
 def quiver_error(args, model, case, precision):
     """Quiver's largest difference from MXNet's recorded (float32) output in `precision`, through the Python
-    API."""
+    API (the model's first output; its extra inputs as the benchmarks give them)."""
     script = ("import sys, numpy as np, quiver\n"
-              "x = np.load(sys.argv[2]); want = np.load(sys.argv[3])\n"
-              "with quiver.Predictor(sys.argv[1], input_descs=[quiver.DataDesc('data', x.shape)],\n"
-              "                      precision=sys.argv[4]) as p:\n"
-              "    print(float(np.abs(p.predict(x)[0] - want).max()))\n")
-    out = subprocess.run([args.quiver_python, "-c", script, quiver_prefix(args, model, precision),
+              "from model_inputs import extra_arrays\n"
+              "class Extras: extra_input = sys.argv[6:]\n"
+              "inputs = {sys.argv[5]: np.load(sys.argv[2]), **extra_arrays(Extras)}\n"
+              "want = np.load(sys.argv[3])\n"
+              "descs = [quiver.DataDesc(n, a.shape, layout='') for n, a in inputs.items()]\n"
+              "with quiver.Predictor(sys.argv[1], input_descs=descs, precision=sys.argv[4]) as p:\n"
+              "    got = next(iter(p.predict_named(inputs).values()))\n"
+              "    print(float(np.abs(got.reshape(want.shape) - want).max()))\n")
+    out = subprocess.run([args.quiver_python, "-c", script, quiver_prefix(args, model["name"], precision),
                           os.path.join(args.models_dir, case["input"]),
-                          os.path.join(args.models_dir, case["outputs"][0]), precision],
-                         check=True, capture_output=True, text=True).stdout
+                          os.path.join(args.models_dir, case["outputs"][0]), precision,
+                          model.get("input_name", "data")] + model.get("extra_inputs", []),
+                         check=True, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                             filter(None, [HERE, os.environ.get("PYTHONPATH")])))).stdout
     return float(out.strip().splitlines()[-1])
 
 
@@ -73,7 +99,8 @@ def main() -> None:
     client_counts = [int(c) for c in os.environ.get("CLIENTS", "1 2").split()]
     engines = os.environ.get("ENGINES", " ".join(ENGINES)).split()
     manifest = json.load(open(os.path.join(args.models_dir, "manifest.json")))
-    cases = {m["name"]: m["cases"][0] for m in manifest["models"]}
+    entries = {m["name"]: m for m in manifest["models"]}
+    cases = {name: m["cases"][0] for name, m in entries.items()}
     models = args.models or list(cases)
     out_dir = os.environ.get("OUT_DIR") or tempfile.mkdtemp(prefix="compare_runtimes.")
     os.makedirs(out_dir, exist_ok=True)
@@ -89,8 +116,9 @@ def main() -> None:
         np.load(os.path.join(args.models_dir, case["input"])).astype(np.float32).tofile(raw_in)
         np.load(os.path.join(args.models_dir, case["outputs"][0])).astype(np.float32).tofile(raw_out)
         checks[model] = f"{raw_in},{raw_out}"
-        for precision in sorted({QUIVER_PRECISIONS[e] for e in engines if e in QUIVER_PRECISIONS}):
-            error = quiver_error(args, model, case, precision)  # the C and the Python API: one result
+        for precision in sorted({QUIVER_PRECISIONS[e] for e in engines
+                                 if e in QUIVER_PRECISIONS and runs_engine(args, entries[model], e)}):
+            error = quiver_error(args, entries[model], case, precision)  # the C and the Python API: one result
             errors.update({(e, model): error for e in engines if QUIVER_PRECISIONS.get(e) == precision})
             precisions.update({(e, model): precision for e in engines if QUIVER_PRECISIONS.get(e) == precision})
 
@@ -98,9 +126,9 @@ def main() -> None:
     for r in range(rounds):
         for model in models:
             for clients in client_counts:
-                for engine in engines:
+                for engine in (e for e in engines if runs_engine(args, entries[model], e)):
                     check = checks[model] if r == 0 and clients == client_counts[0] else ""
-                    command, env = commands(engine, args, model, clients, threads, ITERS.get(model, 50), check)
+                    command, env = commands(engine, args, entries[model], clients, threads, check)
                     result = run_json(command, log, env)
                     results.setdefault((engine, model, clients), []).append(result)
                     if "max_abs_diff_vs_mxnet" in result:
@@ -117,12 +145,12 @@ def main() -> None:
     one, two = client_counts[0], client_counts[-1]
     for model in models:
         print(f"\n{model} (batch 1, {threads} threads, medians of {rounds} rounds)")
-        print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {'vs OV dflt':>10s} {f'img/s x{two}':>10s} "
+        print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {'vs OV dflt':>10s} {f'/s x{two}':>10s} "
               f"{'max|d| vs MXNet':>16s}")
         base = median("quiver", model, one, "p50_ms")
         openvino = median("openvino-default", model, one, "p50_ms")
         rows = {}
-        for engine in engines:
+        for engine in (e for e in engines if runs_engine(args, entries[model], e)):
             p50 = median(engine, model, one, "p50_ms")
             tput = median(engine, model, two, "throughput_per_s")
             error = errors.get((engine, model))

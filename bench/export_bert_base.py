@@ -16,15 +16,19 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import sequence_models  # noqa: E402
 
 
-def main() -> None:
-    out_dir = sys.argv[1]
+def export(out_dir: str) -> str:
+    """Writes the model into out_dir; returns its prefix."""
     os.makedirs(out_dir, exist_ok=True)
     net = sequence_models.SmallBert(units=768, hidden=3072, heads=12, layers=12, max_length=512, prefix="bert_")
     sequence_models.initialize(net, np.random.RandomState(7))
     net.hybridize()
     net(mx.nd.random.normal(shape=(1, 128, 768)), mx.nd.array([128]))
     net.export(os.path.join(out_dir, "bert_base_encoder"))
-    print(os.path.join(out_dir, "bert_base_encoder"))
+    return os.path.join(out_dir, "bert_base_encoder")
+
+
+def main() -> None:
+    print(export(sys.argv[1]))
 
 
 if __name__ == "__main__":

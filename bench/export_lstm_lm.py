@@ -27,8 +27,8 @@ class LanguageModel(HybridBlock):
         return self.decoder(self.encoder(self.embedding(tokens)))
 
 
-def main() -> None:
-    out_dir = sys.argv[1]
+def export(out_dir: str) -> str:
+    """Writes the model into out_dir; returns its prefix."""
     os.makedirs(out_dir, exist_ok=True)
     mx.random.seed(7)
     net = LanguageModel(prefix="lm_")
@@ -36,7 +36,11 @@ def main() -> None:
     net.hybridize()
     net(mx.nd.zeros((1, 35)))
     net.export(os.path.join(out_dir, "lstm_lm_200"))
-    print(os.path.join(out_dir, "lstm_lm_200"))
+    return os.path.join(out_dir, "lstm_lm_200")
+
+
+def main() -> None:
+    print(export(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ import sys
 import threading
 import time
 
+from model_inputs import add_input_arguments, extra_arrays, extra_inputs, sample_shape
+
 
 def usable_cores():
     try:
@@ -45,10 +47,7 @@ def parse_args():
     p.add_argument("--clients", type=int, default=1, help="client threads calling concurrently")
     p.add_argument("--iters", type=int, default=50, help="timed calls per client")
     p.add_argument("--warmup", type=int, default=5, help="untimed calls per client first")
-    p.add_argument("--shape", default="3,224,224", help="input shape without the batch dimension")
-    p.add_argument("--input-name", default="data")
-    p.add_argument("--extra-input", action="append", default=[], metavar="NAME:D0,D1,...=V0,V1,...",
-                   help="another input: its whole shape and values repeated to fill it (repeatable)")
+    add_input_arguments(p)
     p.add_argument("--threads", type=int, default=usable_cores(),
                    help="compute threads in total (default: usable cores)")
     p.add_argument("--engine-threads", type=int, default=0,
@@ -65,18 +64,8 @@ def parse_args():
             p.error("--%s must be at least 1" % name)
     if args.warmup < 0:
         p.error("--warmup must be at least 0")
-    try:
-        args.sample_shape = tuple(int(d) for d in args.shape.split(","))
-    except ValueError:
-        p.error("--shape wants comma-separated integers, got %r" % args.shape)
-    args.extras = []
-    for text in args.extra_input:
-        try:
-            name, rest = text.split(":", 1)
-            dims, values = rest.split("=", 1)
-            args.extras.append((name, tuple(int(d) for d in dims.split(",")), [float(v) for v in values.split(",")]))
-        except ValueError:
-            p.error("--extra-input wants NAME:D0,D1,...=V0,V1,..., got %r" % text)
+    args.sample_shape = sample_shape(args)
+    extra_inputs(args)  # its errors come before MXNet is imported
     if args.engine_threads <= 0:
         args.engine_threads = min(args.clients, args.threads)
     args.omp_threads = max(1, args.threads // args.engine_threads)
@@ -102,11 +91,6 @@ def log(msg):
     print("mxnet_bench: " + msg, file=sys.stderr, flush=True)
 
 
-def extra_arrays(args):
-    """The --extra-input arrays, by name, in the order given."""
-    return [(name, np.resize(np.array(values, dtype=np.float32), shape)) for name, shape, values in args.extras]
-
-
 def file_names(args):
     return args.prefix + "-symbol.json", "%s-%04d.params" % (args.prefix, args.epoch)
 
@@ -125,9 +109,9 @@ class GluonModel:
     def __init__(self, args, fused):
         symbol_file, params_file = file_names(args)
         extras = extra_arrays(args)
-        self.net = mx.gluon.SymbolBlock.imports(symbol_file, [args.input_name] + [n for n, _ in extras], params_file,
+        self.net = mx.gluon.SymbolBlock.imports(symbol_file, [args.input_name] + list(extras), params_file,
                                                 ctx=CTX)
-        self.extras = [mx.nd.array(a, ctx=CTX) for _, a in extras]
+        self.extras = [mx.nd.array(a, ctx=CTX) for a in extras.values()]
         kwargs = {"static_alloc": True, "static_shape": True}
         if fused:
             kwargs["backend"] = "MKLDNN"
@@ -150,7 +134,7 @@ class ExecutorModel:
         bound = {n: arg_params[n].copy() for n in sym.list_arguments() if n != args.input_name}
         self.x = mx.nd.zeros((args.batch,) + args.sample_shape, ctx=CTX)
         bound[args.input_name] = self.x
-        bound.update({n: mx.nd.array(a, ctx=CTX) for n, a in extra_arrays(args)})
+        bound.update({n: mx.nd.array(a, ctx=CTX) for n, a in extra_arrays(args).items()})
         aux = {n: aux_params[n].copy() for n in sym.list_auxiliary_states()}
         self.exe = sym.bind(CTX, args=bound, aux_states=aux, grad_req="null")
 
