@@ -55,6 +55,9 @@ TEST_CASE("softmax over an axis with temperature matches the reference", "[ops][
       {{1, 3, 7, 9}, {{"axis", "1"}}, 1, 1.0f},
       {{1, 3, 7, 9}, {{"axis", "-2"}}, -2, 1.0f},
       {{13}, {}, -1, 1.0f},
+      // Last-axis lanes of whole vectors and a remainder, and wider than the inputs' spread.
+      {{3, 37}, {}, -1, 1.0f},
+      {{2, 100}, {{"temperature", "0.5"}}, -1, 0.5f},
   };
   unsigned seed = 800;
   for (const Case& c : cases) {

@@ -73,6 +73,11 @@ TEST_CASE("softmax with use_length normalises each lane's first length entries a
   GraphBuilder g;
   g.Output(g.Op("softmax", "sm", {{"axis", "-1"}, {"use_length", "True"}}, {g.Variable("data"), g.Variable("len")}));
   ExpectClose(Run(g, {x, Tensor({2, 3}, lengths)}).at(0), RefSoftmaxLength(x, lengths), "last axis");
+  // Lanes of whole vectors and a remainder, lengths below, at and past a vector's 16.
+  const Tensor wide = RandomTensor({2, 3, 37}, 734);
+  const std::vector<float> wide_lengths = {37.f, 1.f, 20.5f, 0.f, 50.f, 16.f};
+  ExpectClose(Run(g, {wide, Tensor({2, 3}, wide_lengths)}).at(0), RefSoftmaxLength(wide, wide_lengths),
+              "last axis of 37");
   // The lengths have the data's shape without the axis.
   ExpectMessage(FailureOf([&] { Run(g, {x, Tensor({6}, lengths)}); }), "sm", {"length", "(2, 3)"});
   // Another axis: the lengths of (2, 6) data along axis 0 index the columns.

@@ -1,8 +1,6 @@
 // The fused RNN's per-step arithmetic for a range of hidden units: the recurrent projection of one row
-// and the gate math, in MXNet's gate order and formulas (rnn_impl.h), as loops the compiler vectorizes.
-// exp and tanh are polynomials (float32 to a few units in the last place) instead of libm's scalar
-// calls, which took half of a small LSTM's time. Each function is compiled for AVX-512, AVX2 and
-// baseline x86-64 and picked for the CPU when the library loads.
+// and the gate math, in MXNet's gate order and formulas (rnn_impl.h), as loops the compiler vectorizes
+// (vector_math.h: libm's scalar exp and tanh took half of a small LSTM's time).
 #pragma once
 
 #include <cstdint>
@@ -24,9 +22,5 @@ void RowTimesPanels(const float* panels, const float* b, const float* x, float* 
 // overlap. `scratch` holds gates() * units floats.
 void RnnGates(RnnMode mode, int64_t units, int64_t x_stride, int64_t r_stride, const float* x, const float* r,
               const float* h, float* c, float* h_out, float* y, float* scratch);
-
-// y[i] = 1 / (1 + e^-x[i]) and y[i] = tanh(x[i]) over n floats, in place if y == x (exposed for tests).
-void SigmoidLoop(const float* x, float* y, int64_t n);
-void TanhLoop(const float* x, float* y, int64_t n);
 
 }  // namespace qv::cpu

@@ -1,16 +1,43 @@
-// Softmax as a numerically stable loop over (outer, axis, inner) on row-major data. It runs once at
-// a network's end on small tensors, and this form covers every axis and temperature MXNet allows.
+// Softmax as a numerically stable loop over (outer, axis, inner) on row-major data, every axis and
+// temperature MXNet allows, with or without lengths. Over the last axis (a classifier's end, a
+// transformer's attention: BERT-base runs 12 of 12x128x128 at sequence 128) each lane is contiguous and
+// runs as vector loops (vector_math.h); other axes' strided lanes run as ops/transformer_math.h's loop.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
+#include "backends/cpu/kernels/vector_math.h"
+#include "backends/cpu/runtime/compute_pool.h"
 #include "ops/softmax.h"
 #include "ops/transformer_math.h"
-#include "backends/cpu/runtime/compute_pool.h"
 
 namespace qv::cpu {
 namespace {
+
+// One contiguous lane of n values: the first `length` normalised, the rest 0.
+QV_VECTOR_CLONES void SoftmaxRow(const float* x, float* y, int64_t n, int64_t length, float inv_temperature) {
+  int64_t a = 0;
+  float max = length > 0 ? x[0] : 0.f;
+  if (length >= 16) {
+    Vec16 m = LoadVec(x);
+    for (a = 16; a + 16 <= length; a += 16) {
+      const Vec16 v = LoadVec(x + a);
+      m = m > v ? m : v;
+    }
+    for (int i = 0; i < 16; ++i) max = std::max(max, m[i]);
+  }
+  for (; a < length; ++a) max = std::max(max, x[a]);
+  for (a = 0; a < length; ++a) y[a] = VecExp((x[a] - max) * inv_temperature);
+  Vec16 sums{};
+  for (a = 0; a + 16 <= length; a += 16) sums += LoadVec(y + a);
+  float sum = 0.f;
+  for (int i = 0; i < 16; ++i) sum += sums[i];
+  for (; a < length; ++a) sum += y[a];
+  const float inv_sum = 1.f / sum;
+  for (a = 0; a < length; ++a) y[a] *= inv_sum;
+  for (; a < n; ++a) y[a] = 0.f;
+}
 
 class SoftmaxKernel : public Kernel {
  public:
@@ -26,20 +53,10 @@ class SoftmaxKernel : public Kernel {
       const int64_t o = lane / g_.inner, i = lane % g_.inner;
       const float* src = x + o * g_.axis * g_.inner + i;
       float* dst = y + o * g_.axis * g_.inner + i;
-      if (lengths) {  // the lengths are laid out as the lanes are: (outer, inner)
-        SoftmaxLengthLane(src, dst, g_.axis, g_.inner, KeptLength(lengths[lane], g_.axis), inv_t);
-        return;
-      }
-      float max = src[0];
-      for (int64_t a = 1; a < g_.axis; ++a) max = std::max(max, src[a * g_.inner]);
-      double sum = 0.0;
-      for (int64_t a = 0; a < g_.axis; ++a) {
-        const float e = std::exp((src[a * g_.inner] - max) * inv_t);
-        dst[a * g_.inner] = e;
-        sum += e;
-      }
-      const float inv_sum = static_cast<float>(1.0 / sum);
-      for (int64_t a = 0; a < g_.axis; ++a) dst[a * g_.inner] *= inv_sum;
+      // The lengths are laid out as the lanes are: (outer, inner).
+      const int64_t length = lengths ? KeptLength(lengths[lane], g_.axis) : g_.axis;
+      if (g_.inner == 1) return SoftmaxRow(src, dst, g_.axis, length, inv_t);
+      SoftmaxLengthLane(src, dst, g_.axis, g_.inner, length, inv_t);
     });
   }
 

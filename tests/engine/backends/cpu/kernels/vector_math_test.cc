@@ -1,10 +1,12 @@
-// The RNN gates' polynomial exp and tanh against libm in double, over the range a gate meets and past
-// where they saturate, in runs whose lengths leave a remainder after every vector width.
+// The vectorized exp, sigmoid and tanh (vector_math.h) against libm in double, over the range the RNN
+// gates and softmax meet and past where they saturate, in runs whose lengths leave a remainder after
+// every vector width.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "backends/cpu/kernels/rnn_gates.h"
+#include "backends/cpu/kernels/vector_math.h"
 
 namespace {
 
@@ -28,14 +30,17 @@ void CheckClose(const std::vector<float>& x, const std::vector<float>& got, doub
   }
 }
 
+double Exp(double v) { return v < -87 ? 0 : std::exp(std::min(v, 88.0)); }
 double Sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
 double Tanh(double v) { return std::tanh(v); }
 
 }  // namespace
 
-TEST_CASE("RNN gates: sigmoid and tanh within 1e-6 of libm over every range", "[cpu][rnn]") {
+TEST_CASE("Vector math: exp, sigmoid and tanh within 1e-6 of libm over every range", "[cpu][rnn][softmax]") {
   const std::vector<float> x = Sweep();
   std::vector<float> y(x.size());
+  qv::cpu::ExpLoop(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  CheckClose(x, y, Exp, "exp (0 below -87, e^88 above 88)");
   qv::cpu::SigmoidLoop(x.data(), y.data(), static_cast<int64_t>(x.size()));
   CheckClose(x, y, Sigmoid, "sigmoid");
   qv::cpu::TanhLoop(x.data(), y.data(), static_cast<int64_t>(x.size()));

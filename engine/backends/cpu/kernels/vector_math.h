@@ -1,0 +1,74 @@
+// Float32 math the compiler vectorizes, for the CPU loops where libm's scalar calls would dominate (the
+// RNN gates, softmax): exp, sigmoid and tanh as polynomials within a few units in the last place, and a
+// 16-float vector type. Functions built from them carry QV_VECTOR_CLONES: one body per instruction set
+// (AVX-512, AVX2, baseline x86-64), the best the CPU has picked when the library loads.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#define QV_VECTOR_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+
+// Vec16 values cross only the inline functions here and the loops of the files that include this
+// header, never a library boundary, so GCC's note that passing one by value has another ABI without
+// AVX-512 does not apply.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace qv::cpu {
+
+// 16 floats: one AVX-512 register, two AVX2 ones or four SSE ones, per clone.
+typedef float Vec16 __attribute__((vector_size(64)));
+
+inline Vec16 LoadVec(const float* p) {
+  Vec16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void StoreVec(float* p, Vec16 v) { std::memcpy(p, &v, sizeof v); }
+
+// e^v: 0 below -87 (where it leaves float's normal range), e^88 above 88. v = n ln2 + r with
+// |r| <= ln2/2, e^r by a degree-6 polynomial (Cephes' expf coefficients), 2^n put into the exponent
+// bits. Relative error ~1e-7.
+inline float VecExp(float v) {
+  const float x = std::min(std::max(v, -87.f), 88.f);
+  constexpr float kRound = 12582912.f;  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
+  const float shifted = x * 1.44269504f + kRound;
+  const float n = shifted - kRound;
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;  // ln2 split in two for an exact product
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.f;
+  int32_t bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  bits = (bits - 0x4B400000 + 127) << 23;  // the integer n, biased, as a float's exponent
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return v < -87.f ? 0.f : p * scale;
+}
+
+inline float VecSigmoid(float v) { return 1.f / (1.f + VecExp(-v)); }
+
+// tanh: an odd polynomial below |v| = 0.625 (Cephes' tanhf), where 1 - 2 / (e^2v + 1) would cancel;
+// past 9 it is 1 to float precision.
+inline float VecTanh(float v) {
+  const float a = std::min(std::abs(v), 9.f);
+  const float z = v * v;
+  const float small = ((((-5.70498872745e-3f * z + 2.06390887954e-2f) * z - 5.37397155531e-2f) * z +
+                        1.33314422036e-1f) * z - 3.33332819422e-1f) * z * v + v;
+  const float large = 1.f - 2.f / (VecExp(2.f * a) + 1.f);
+  return a < 0.625f ? small : (v < 0 ? -large : large);
+}
+
+// The functions above over n floats, y[i] = f(x[i]) (in place if y == x), as every clone computes them.
+void ExpLoop(const float* x, float* y, int64_t n);
+void SigmoidLoop(const float* x, float* y, int64_t n);
+void TanhLoop(const float* x, float* y, int64_t n);
+
+}  // namespace qv::cpu
