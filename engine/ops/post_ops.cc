@@ -19,6 +19,10 @@ std::optional<PostOp> AsPostOp(const std::string& op, const Attrs& attrs) {
     }
     if (op == "LeakyReLU") {
       const LeakyReluParams p = LeakyReluParams::Parse(attrs);
+      if (p.type == LeakyReluParams::kGelu) {
+        post.kind = PostOp::kGelu;
+        return post;
+      }
       if (p.type != LeakyReluParams::kLeaky) return std::nullopt;
       post.kind = PostOp::kLeakyRelu;
       post.alpha = p.slope;

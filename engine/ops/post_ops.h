@@ -12,7 +12,7 @@
 namespace qv {
 
 struct PostOp {
-  enum Kind { kRelu, kLeakyRelu, kClip, kSum };
+  enum Kind { kRelu, kLeakyRelu, kClip, kGelu, kSum };  // kGelu: MXNet's erf form (LeakyReLU act_type gelu)
   Kind kind = kRelu;
   float alpha = 0.f;  // kLeakyRelu: the slope; kClip: the lower bound
   float beta = 0.f;   // kClip: the upper bound
@@ -20,7 +20,7 @@ struct PostOp {
   bool operator==(const PostOp& o) const { return kind == o.kind && alpha == o.alpha && beta == o.beta; }
 };
 
-// The post-op that an element-wise node (relu, Activation relu, clip, LeakyReLU leaky) amounts to, or
+// The post-op that an element-wise node (relu, Activation relu, clip, LeakyReLU leaky or gelu) amounts to, or
 // nothing if it has none. Attribute errors are left to the node's own operator.
 std::optional<PostOp> AsPostOp(const std::string& op, const Attrs& attrs);
 

@@ -13,12 +13,13 @@ namespace qv::cpu {
 namespace {
 
 // oneDNN fuses any element-wise post-op and a residual sum into a convolution, element-wise post-ops
-// into a deconvolution, and only a plain ReLU into batch normalisation.
+// into a deconvolution and an inner product (BERT's GELU), and only a plain ReLU into batch
+// normalisation.
 class CpuFusionRules : public FusionRules {
  public:
   bool FusesPostOp(const Node& producer, const PostOp& post) const override {
     if (producer.op == "Convolution") return true;
-    if (producer.op == "Deconvolution") return post.kind != PostOp::kSum;
+    if (producer.op == "Deconvolution" || producer.op == "FullyConnected") return post.kind != PostOp::kSum;
     return producer.op == "BatchNorm" && producer.post_ops.empty() && post.kind == PostOp::kRelu;
   }
   bool FusesSum(const Node& producer) const override {

@@ -195,6 +195,32 @@ TEST_CASE("passes fuse only what the backend's rules allow", "[graph][passes]") 
   REQUIRE(ops == std::vector<std::string>{"Convolution", "Activation", "Convolution", "elemwise_add", "Activation"});
 }
 
+TEST_CASE("passes fuse GELU and ReLU into FullyConnected on the CPU, never a residual add", "[graph][passes]") {
+  // data -> fc1 -> gelu -> fc2 -> relu, and fc2 + data: BERT's feed-forward block shape.
+  const Graph graph = ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "w1", "inputs": []},
+      {"op": "FullyConnected", "name": "fc1", "attrs": {"num_hidden": "8", "no_bias": "True", "flatten": "False"},
+       "inputs": [[0, 0, 0], [1, 0, 0]]},
+      {"op": "LeakyReLU", "name": "gelu", "attrs": {"act_type": "gelu"}, "inputs": [[2, 0, 0]]},
+      {"op": "null", "name": "w2", "inputs": []},
+      {"op": "FullyConnected", "name": "fc2", "attrs": {"num_hidden": "4", "no_bias": "True", "flatten": "False"},
+       "inputs": [[3, 0, 0], [4, 0, 0]]},
+      {"op": "elemwise_add", "name": "add", "inputs": [[5, 0, 0], [0, 0, 0]]},
+      {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[6, 0, 0]]}
+    ],
+    "arg_nodes": [0, 1, 4], "heads": [[7, 0, 0]]})json");
+  BoundGraph g = BindParameters(graph, {{"w1", Filled({8, 4}, 0.5f)}, {"w2", Filled({4, 8}, 0.25f)}});
+  Optimize(g, CpuRules());
+  std::vector<std::string> ops;
+  for (int id : TopologicalOrder(g.graph))
+    if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].name);
+  REQUIRE(ops == std::vector<std::string>{"fc1", "fc2", "add", "relu"});
+  REQUIRE(g.graph.nodes[2].post_ops == Ops({{PostOp::kGelu}}));
+  REQUIRE(g.graph.nodes[5].post_ops.empty());
+}
+
 TEST_CASE("a model file cannot smuggle in fused post-ops: only passes fuse", "[graph][passes]") {
   const Graph graph = ParseSymbolJson(R"json({
     "nodes": [

@@ -1,4 +1,7 @@
-// FullyConnected (flatten true and false, bias or not) against the reference.
+// FullyConnected (flatten true and false, bias or not) against the reference, alone and with the
+// activations the CPU fuses into it.
+#include <cmath>
+
 #include "engine/ops/op_test_util.h"
 
 using namespace qv_op_test;
@@ -39,6 +42,36 @@ TEST_CASE("FullyConnected matches the reference (flatten true and false, bias or
       ExpectClose(out[0], qv_ref::FullyConnected(x, net.params.at("fc0_weight"),
                                                  c.bias ? &net.params.at("fc0_bias") : nullptr, c.flatten),
                   what);
+    });
+  }
+}
+
+TEST_CASE("FullyConnected followed by GELU, ReLU or leaky ReLU matches the reference, fused", "[ops][fully_connected]") {
+  struct Case {
+    std::string op;
+    AttrMap attrs;
+    float (*f)(float);
+  };
+  const std::vector<Case> cases = {
+      {"LeakyReLU", {{"act_type", "gelu"}},
+       [](float v) { return static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)))); }},
+      {"Activation", {{"act_type", "relu"}}, [](float v) { return std::max(v, 0.f); }},
+      {"LeakyReLU", {{"act_type", "leaky"}, {"slope", "0.25"}}, [](float v) { return v < 0 ? 0.25f * v : v; }},
+  };
+  unsigned seed = 560;
+  for (const Case& c : cases) {
+    const std::string what = "FullyConnected -> " + c.op + " " + c.attrs.begin()->second;
+    RunCase(what, [&] {
+      Net net(seed++);
+      net.Param("fc0_weight", {24, 40}, -0.4f, 0.4f);
+      net.Param("fc0_bias", {24});
+      const int fc = net.g.Op("FullyConnected", "fc0", {{"num_hidden", "24"}, {"flatten", "False"}},
+                              {net.g.Variable("data"), net.g.Variable("fc0_weight"), net.g.Variable("fc0_bias")});
+      net.g.Output(net.g.Op(c.op, "act0", c.attrs, {fc}));
+      const Tensor x = qv_test::Random({2, 3, 40}, &net.rng, -3.f, 3.f);
+      Tensor want = qv_ref::FullyConnected(x, net.params.at("fc0_weight"), &net.params.at("fc0_bias"), false);
+      for (float& v : want.data) v = c.f(v);
+      ExpectClose(RunSingleInput(net, x).at(0), want, what);
     });
   }
 }

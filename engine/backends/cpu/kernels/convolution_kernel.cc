@@ -1,5 +1,5 @@
 // Convolution on oneDNN (grouped and depthwise too), with the fused post-ops graph passes attach:
-// ReLU, leaky ReLU, clip (relu6) and the residual sum; in float32, bfloat16, or int8 where a model's
+// ReLU, leaky ReLU, clip (relu6), GELU and the residual sum; in float32, bfloat16, or int8 where a model's
 // int8 hints (ops/int8_hints.h) say how.
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
@@ -17,12 +17,10 @@ dnnl::primitive_attr ConvAttr(const ConvolutionParams& p, float sum_scale = 1.f,
                               memory::data_type sum_type = memory::data_type::undef) {
   dnnl::post_ops ops;
   for (const PostOp& op : p.post_ops) {
-    switch (op.kind) {
-      case PostOp::kRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
-      case PostOp::kLeakyRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
-      case PostOp::kClip: ops.append_eltwise(dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
-      case PostOp::kSum: ops.append_sum(sum_scale, 0, sum_type); break;
-    }
+    if (op.kind == PostOp::kSum)
+      ops.append_sum(sum_scale, 0, sum_type);
+    else
+      AppendEltwise(ops, op);
   }
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);

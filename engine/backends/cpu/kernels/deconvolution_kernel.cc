@@ -15,14 +15,7 @@ using dnnl::memory;
 
 dnnl::primitive_attr DeconvAttr(const DeconvolutionParams& p) {
   dnnl::post_ops ops;
-  for (const PostOp& op : p.post_ops) {
-    switch (op.kind) {
-      case PostOp::kRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f); break;
-      case PostOp::kLeakyRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, op.alpha, 0.f); break;
-      case PostOp::kClip: ops.append_eltwise(dnnl::algorithm::eltwise_clip, op.alpha, op.beta); break;
-      case PostOp::kSum: break;  // refused by DeconvolutionParams::Parse
-    }
-  }
+  for (const PostOp& op : p.post_ops) AppendEltwise(ops, op);  // a sum is refused by DeconvolutionParams::Parse
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);
   return attr;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/cpu/kernels/kernel.h"
+#include "ops/post_ops.h"
 
 namespace qv::cpu {
 
@@ -20,6 +21,9 @@ Desc PlainDesc(const Shape& shape, dnnl::memory::data_type type = dnnl::memory::
 double MultiplyAddFlops(const Shape& output, const Shape& weight);
 // Attributes every primitive is created with: user-managed scratchpad.
 dnnl::primitive_attr BaseAttr();
+// Appends a fused element-wise post-op (every kind but kSum, which the kernels that take a residual
+// append with its scale and type).
+void AppendEltwise(dnnl::post_ops& ops, const PostOp& op);
 
 // Where a primitive argument comes from at execution time.
 struct ArgSource {

@@ -1,5 +1,6 @@
-// FullyConnected on oneDNN's inner product. A flattening FC over a 4-D input reads the producer's
-// layout directly (the weights take the matching 4-D view); other cases see row-major 2-D views.
+// FullyConnected on oneDNN's inner product, with the element-wise post-ops graph passes fuse into it
+// (ReLU, GELU, ...). A flattening FC over a 4-D input reads the producer's layout directly (the weights
+// take the matching 4-D view); other cases see row-major 2-D views.
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
 #include "backends/cpu/kernels/int8_support.h"
@@ -9,6 +10,15 @@ namespace qv::cpu {
 namespace {
 
 using dnnl::memory;
+
+// BaseAttr with the node's fused element-wise post-ops, applied before any output scale.
+dnnl::primitive_attr FullyConnectedAttr(const KernelRequest& req) {
+  dnnl::post_ops ops;
+  for (const PostOp& op : req.attrs.post_ops()) AppendEltwise(ops, op);
+  dnnl::primitive_attr attr = BaseAttr();
+  attr.set_post_ops(ops);
+  return attr;
+}
 
 // At precision int8, an inner product MXNet quantized: int8 or uint8 data, int8 weights with one
 // scale, float32 bias and accumulation, and an int8, uint8 or float32 output, row-major.
@@ -28,7 +38,7 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const bool int8_out = h.out_type != DType::kFloat32;
   const Desc dst({rows, p.num_hidden}, DnnlType(h.out_type), memory::format_tag::ab);
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, memory::data_type::f32, memory::format_tag::a);
-  dnnl::primitive_attr attr = BaseAttr();
+  dnnl::primitive_attr attr = FullyConnectedAttr(req);
   attr.set_scales_mask(DNNL_ARG_SRC, 0);
   const bool channelwise = Int8ChannelwiseWeights(h);
   attr.set_scales_mask(DNNL_ARG_WEIGHTS, channelwise ? 1 : 0);
@@ -91,7 +101,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const Desc bias_desc = p.no_bias ? Desc() : Desc({p.num_hidden}, f32, memory::format_tag::a);
   const Desc dst({rows, p.num_hidden}, f32, memory::format_tag::ab);
   const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
-                                                         wei_any, bias_desc, dst, BaseAttr());
+                                                         wei_any, bias_desc, dst, FullyConnectedAttr(req));
   src = pd.src_desc();
   // The runtime input as the plan sees it: the 4-D layout, or the row-major data behind the 2-D view.
   const Desc input_desc = view_4d ? src : PlainDesc(x, type);
