@@ -45,9 +45,9 @@ inline float VecExp(float v) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.f;
-  int32_t bits;
+  uint32_t bits;  // unsigned: a NaN's bits shift out without overflow (NaN propagates through p)
   std::memcpy(&bits, &shifted, sizeof bits);
-  bits = (bits - 0x4B400000 + 127) << 23;  // the integer n, biased, as a float's exponent
+  bits = (bits - 0x4B400000u + 127u) << 23;  // the integer n, biased, as a float's exponent
   float scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return v < -87.f ? 0.f : p * scale;
