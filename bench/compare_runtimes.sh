@@ -11,6 +11,7 @@
 #
 # Environment (all optional): ROUNDS=5  THREADS=2  CLIENTS="1 2"  ENGINES (default: all)
 #   QUIVER_BENCH (default build/bench/quiver_bench)  OUT_DIR (raw results; default a new temporary directory)
+#   MODELS_DIR (another set in make_models.sh's form; bench/compare_sequence_runtimes.sh passes its own)
 # The last line of stdout is one JSON object with every median.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,7 +20,7 @@ if [ ! -x "$QUIVER_BENCH" ]; then
   echo "compare_runtimes: Quiver's benchmark tool not found at $QUIVER_BENCH (build it, or set QUIVER_BENCH)" >&2
   exit 2
 fi
-models_dir="$(bash "$ROOT/bench/make_models.sh")"
+models_dir="${MODELS_DIR:-$(bash "$ROOT/bench/make_models.sh")}"
 baselines_python="$(bash "$ROOT/bench/setup_baselines_venv.sh")"
 exec "$baselines_python" "$ROOT/bench/compare_runtimes.py" --models-dir "$models_dir" --quiver-bench "$QUIVER_BENCH" \
   --quiver-python "$(bash "$ROOT/scripts/build_python.sh")" \
