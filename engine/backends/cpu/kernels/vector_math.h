@@ -9,7 +9,21 @@
 #include <cstdint>
 #include <cstring>
 
+// The loader picks a clone by running its resolver while it relocates the library, before a sanitizer's
+// runtime has started; ASan and TSan instrument the resolver and it crashes there. Sanitizer builds
+// (scripts/sanitize.sh) therefore compile the baseline body only: the same source, checked the same way.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // GCC's names
+#define QV_VECTOR_BASELINE_ONLY
+#elif defined(__has_feature)  // clang's (the fuzz build)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define QV_VECTOR_BASELINE_ONLY
+#endif
+#endif
+#ifdef QV_VECTOR_BASELINE_ONLY
+#define QV_VECTOR_CLONES
+#else
 #define QV_VECTOR_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#endif
 
 // Vec16 values cross only the inline functions here and the loops of the files that include this
 // header, never a library boundary, so GCC's note that passing one by value has another ABI without
