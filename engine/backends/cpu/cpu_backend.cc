@@ -6,6 +6,7 @@
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
 #include "backends/cpu/kernels/dnnl_kernel.h"
+#include "ops/int8_hints.h"
 #include "scheduler/cpu_budget.h"
 #include "scheduler/engine.h"
 
@@ -14,12 +15,15 @@ namespace {
 
 // oneDNN fuses any element-wise post-op and a residual sum into a convolution, element-wise post-ops
 // into a deconvolution and an inner product (BERT's GELU), and only a plain ReLU into batch
-// normalisation.
+// normalisation. An inner product MXNet quantized keeps what MXNet fused into it and no more: its int8
+// output range is that of MXNet's fusion (CheckInt8Fusions compares the two).
 class CpuFusionRules : public FusionRules {
  public:
   bool FusesPostOp(const Node& producer, const PostOp& post) const override {
     if (producer.op == "Convolution") return true;
-    if (producer.op == "Deconvolution" || producer.op == "FullyConnected") return post.kind != PostOp::kSum;
+    if (producer.op == "Deconvolution") return post.kind != PostOp::kSum;
+    if (producer.op == "FullyConnected")
+      return post.kind != PostOp::kSum && producer.attrs.count(int8_attr::kInType) == 0;
     return producer.op == "BatchNorm" && producer.post_ops.empty() && post.kind == PostOp::kRelu;
   }
   bool FusesSum(const Node& producer) const override {

@@ -6,6 +6,7 @@
 #include "graph/bound_graph.h"
 #include "graph/graph_check.h"
 #include "graph/symbol_json.h"
+#include "ops/int8_hints.h"
 
 using namespace qv;
 
@@ -219,6 +220,23 @@ TEST_CASE("passes fuse GELU and ReLU into FullyConnected on the CPU, never a res
   REQUIRE(ops == std::vector<std::string>{"fc1", "fc2", "add", "relu"});
   REQUIRE(g.graph.nodes[2].post_ops == Ops({{PostOp::kGelu}}));
   REQUIRE(g.graph.nodes[5].post_ops.empty());
+}
+
+TEST_CASE("an inner product MXNet quantized takes no activation MXNet did not fuse into it", "[graph][passes]") {
+  const Graph graph = ParseSymbolJson(R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "null", "name": "w", "inputs": []},
+      {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "4", "no_bias": "True",
+                                                       "__int8_in_type__": "uint8"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
+      {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[2, 0, 0]]}
+    ],
+    "arg_nodes": [0, 1], "heads": [[3, 0, 0]]})json");
+  REQUIRE(int8_attr::kInType == "__int8_in_type__");
+  BoundGraph g = BindParameters(graph, {{"w", Filled({4, 3}, 1.f)}});
+  Optimize(g, CpuRules());
+  REQUIRE(g.graph.nodes[2].post_ops.empty());
+  REQUIRE(g.graph.nodes[3].op == "Activation");
 }
 
 TEST_CASE("a model file cannot smuggle in fused post-ops: only passes fuse", "[graph][passes]") {

@@ -11,7 +11,7 @@ namespace {
 
 using dnnl::memory;
 
-// BaseAttr with the node's fused element-wise post-ops, applied before any output scale.
+// BaseAttr with the node's fused element-wise post-ops.
 dnnl::primitive_attr FullyConnectedAttr(const KernelRequest& req) {
   dnnl::post_ops ops;
   for (const PostOp& op : req.attrs.post_ops()) AppendEltwise(ops, op);
@@ -38,7 +38,7 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const bool int8_out = h.out_type != DType::kFloat32;
   const Desc dst({rows, p.num_hidden}, DnnlType(h.out_type), memory::format_tag::ab);
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, memory::data_type::f32, memory::format_tag::a);
-  dnnl::primitive_attr attr = FullyConnectedAttr(req);
+  dnnl::primitive_attr attr = BaseAttr();  // nothing is fused into a quantized one (cpu_backend.cc)
   attr.set_scales_mask(DNNL_ARG_SRC, 0);
   const bool channelwise = Int8ChannelwiseWeights(h);
   attr.set_scales_mask(DNNL_ARG_WEIGHTS, channelwise ? 1 : 0);
