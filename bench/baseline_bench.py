@@ -73,7 +73,7 @@ def main() -> None:
     add_input_arguments(parser)
     args = parser.parse_args()
     shape = (1,) + sample_shape(args)
-    extras = extra_arrays(args)
+    extras = extra_arrays(args.extra_input)
 
     result = {"engine": args.engine, "model": os.path.basename(args.model).removesuffix(".onnx"), "batch": 1,
               "clients": args.clients, "iters": args.iters, "warmup": args.warmup}

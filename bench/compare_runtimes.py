@@ -1,7 +1,8 @@
 """The driver of bench/compare_runtimes.sh and compare_sequence_runtimes.sh (see there): runs every engine on
 every model of a models directory, round after round, as separate processes, and prints medians side by
 side. A model's manifest entry may say how it is fed (input_name, shape, extra_inputs as quiver_bench's
---extra-input; default: one 3x224x224 input named data) and how many iterations make a run (iters)."""
+--extra-input; default: one 3x224x224 input named data) and how many iterations make a run (iters,
+about a second's worth; default 50)."""
 import argparse
 import json
 import os
@@ -20,9 +21,6 @@ ENGINES = ["quiver", "quiver-python", "quiver-bf16", "quiver-int8", "mxnet", "on
 # Quiver's engines and the precision each runs (quiver-bf16 and -int8: the C API with that precision;
 # quiver-int8 runs MXNet's quantize_net version of the model, NAME-int8, bench/quantize_models.py).
 QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16", "quiver-int8": "int8"}
-
-
-ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # ~1 s per run
 
 
 def quiver_prefix(args, model, precision):
@@ -47,7 +45,7 @@ def input_flags(model, with_name=True):
 def commands(engine, args, model, clients, threads, check):
     """The command line of one run, and its extra environment."""
     prefix = os.path.join(args.models_dir, model["name"])
-    iters = model.get("iters", ITERS.get(model["name"], 50))
+    iters = model.get("iters", 50)
     common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
     if engine in ("quiver", "quiver-bf16", "quiver-int8"):
         precision = QUIVER_PRECISIONS[engine]
@@ -72,8 +70,7 @@ def quiver_error(args, model, case, precision):
     API (the model's first output; its extra inputs as the benchmarks give them)."""
     script = ("import sys, numpy as np, quiver\n"
               "from model_inputs import extra_arrays\n"
-              "class Extras: extra_input = sys.argv[6:]\n"
-              "inputs = {sys.argv[5]: np.load(sys.argv[2]), **extra_arrays(Extras)}\n"
+              "inputs = {sys.argv[5]: np.load(sys.argv[2]), **extra_arrays(sys.argv[6:])}\n"
               "want = np.load(sys.argv[3])\n"
               "descs = [quiver.DataDesc(n, a.shape, layout='') for n, a in inputs.items()]\n"
               "with quiver.Predictor(sys.argv[1], input_descs=descs, precision=sys.argv[4]) as p:\n"

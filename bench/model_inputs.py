@@ -23,9 +23,10 @@ def sample_shape(args: argparse.Namespace) -> Tuple[int, ...]:
         raise SystemExit(f"--shape wants comma-separated integers, got {args.shape!r}")
 
 
-def extra_inputs(args: argparse.Namespace) -> List[ExtraInput]:
+def extra_inputs(texts: List[str]) -> List[ExtraInput]:
+    """Parses --extra-input texts."""
     extras = []
-    for text in args.extra_input:
+    for text in texts:
         try:
             name, rest = text.split(":", 1)
             dims, values = rest.split("=", 1)
@@ -35,8 +36,8 @@ def extra_inputs(args: argparse.Namespace) -> List[ExtraInput]:
     return extras
 
 
-def extra_arrays(args: argparse.Namespace) -> Dict[str, "np.ndarray"]:
-    """The --extra-input arrays by name, float32, in the order given."""
+def extra_arrays(texts: List[str]) -> Dict[str, "np.ndarray"]:
+    """The arrays of --extra-input texts by name, float32, in the order given."""
     import numpy as np
 
-    return {name: np.resize(np.array(values, dtype=np.float32), shape) for name, shape, values in extra_inputs(args)}
+    return {name: np.resize(np.array(values, dtype=np.float32), shape) for name, shape, values in extra_inputs(texts)}

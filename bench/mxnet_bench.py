@@ -65,7 +65,7 @@ def parse_args():
     if args.warmup < 0:
         p.error("--warmup must be at least 0")
     args.sample_shape = sample_shape(args)
-    extra_inputs(args)  # its errors come before MXNet is imported
+    extra_inputs(args.extra_input)  # its errors come before MXNet is imported
     if args.engine_threads <= 0:
         args.engine_threads = min(args.clients, args.threads)
     args.omp_threads = max(1, args.threads // args.engine_threads)
@@ -108,7 +108,7 @@ class GluonModel:
 
     def __init__(self, args, fused):
         symbol_file, params_file = file_names(args)
-        extras = extra_arrays(args)
+        extras = extra_arrays(args.extra_input)
         self.net = mx.gluon.SymbolBlock.imports(symbol_file, [args.input_name] + list(extras), params_file,
                                                 ctx=CTX)
         self.extras = [mx.nd.array(a, ctx=CTX) for a in extras.values()]
@@ -134,7 +134,7 @@ class ExecutorModel:
         bound = {n: arg_params[n].copy() for n in sym.list_arguments() if n != args.input_name}
         self.x = mx.nd.zeros((args.batch,) + args.sample_shape, ctx=CTX)
         bound[args.input_name] = self.x
-        bound.update({n: mx.nd.array(a, ctx=CTX) for n, a in extra_arrays(args).items()})
+        bound.update({n: mx.nd.array(a, ctx=CTX) for n, a in extra_arrays(args.extra_input).items()})
         aux = {n: aux_params[n].copy() for n in sym.list_auxiliary_states()}
         self.exe = sym.bind(CTX, args=bound, aux_states=aux, grad_req="null")
 

@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
 
     shape = (args.batch,) + sample_shape(args)
-    extras = extra_arrays(args)
+    extras = extra_arrays(args.extra_input)
     descs = [quiver.DataDesc(args.input_name, shape, layout="")] + [quiver.DataDesc(n, a.shape, layout="")
                                                                  for n, a in extras.items()]
     with quiver.Predictor(args.prefix, args.epoch, input_descs=descs) as predictor:
