@@ -8,7 +8,7 @@ from typing import List, Optional
 
 from ..errors import QuiverError
 from . import args as cli_args
-from . import bench, calibrate, check, classify, detect, flags, info, profile, segment
+from . import bench, calibrate, check, classify, detect, flags, info, profile, segment, serve
 
 
 def parser() -> argparse.ArgumentParser:
@@ -17,7 +17,7 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"quiver {_version()}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                   parser_class=cli_args.Parser)
-    for module in (info, check, bench, profile, classify, detect, segment, calibrate, flags):
+    for module in (info, check, bench, profile, classify, detect, segment, calibrate, serve, flags):
         module.add_parser(commands)
     return top
 

@@ -1,0 +1,63 @@
+"""`quiver serve`: a model behind the Open Inference Protocol (REST and gRPC) on KServe's model server."""
+from __future__ import annotations
+
+import argparse
+from typing import Any, List
+
+from ..errors import InvalidArgumentError, UnsupportedError
+from . import args as cli_args
+
+HELP = "serve a model over the Open Inference Protocol (v2 REST and gRPC; needs quiver[serving])"
+
+
+def add_parser(commands: Any) -> None:
+    from ..serving.settings import DEFAULT_BATCH_TIMEOUT_US, DEFAULT_MAX_BATCH_SIZE, KINDS
+
+    parser = commands.add_parser(
+        "serve", help=HELP, description=HELP + ". Concurrent requests are batched by Quiver (--max-batch-size); "
+        "a request's `timeout` parameter (microseconds) is its deadline. Metrics at http://HOST:PORT/metrics. "
+        "Give PREFIX, or --settings FILE for one or more models described in JSON (docs/serving.rst).")
+    parser.add_argument("prefix", nargs="?", help="model path prefix: PREFIX-symbol.json and PREFIX-EPOCH.params")
+    parser.add_argument("--settings", metavar="FILE.json", help="models described in a settings file instead of PREFIX")
+    parser.add_argument("--name", help="the model's name in URLs (default: the prefix's last part)")
+    parser.add_argument("--epoch", type=int, default=0, help="the epoch in the .params file name (default 0)")
+    parser.add_argument("--kind", choices=KINDS, default="predictor",
+                        help="predictor: tensors in and out (default); classifier: with labels from synset.txt; "
+                             "image_classifier, object_detector: encoded images in (BYTES input 'image')")
+    parser.add_argument("--shape", type=cli_args.shape, action="append", default=[], metavar="NAME:D1,D2,...",
+                        help="an input's shape, batch first (repeatable): compiled at start, and the metadata's shape")
+    parser.add_argument("--device", default="cpu", help="cpu (default) or gpu(N)")
+    parser.add_argument("--precision", help="float32, bfloat16, int8 or auto (default: the model's float32)")
+    parser.add_argument("--max-batch-size", type=int, default=DEFAULT_MAX_BATCH_SIZE,
+                        help=f"rows Quiver merges concurrent requests into (default {DEFAULT_MAX_BATCH_SIZE}; 1: no batching)")
+    parser.add_argument("--batch-timeout-us", type=int, default=DEFAULT_BATCH_TIMEOUT_US,
+                        help=f"how long a request waits for others to share its run (default {DEFAULT_BATCH_TIMEOUT_US})")
+    parser.add_argument("--option", type=cli_args.option, action="append", default=[], metavar="KEY=VALUE",
+                        help="any other cached-op flag (repeatable; `quiver flags` lists them)")
+    parser.add_argument("--port", type=int, default=8080, help="the REST port (default 8080)")
+    parser.add_argument("--grpc-port", type=int, default=8081, help="the gRPC port (default 8081)")
+    parser.set_defaults(run=run)
+
+
+def run(ns: argparse.Namespace) -> int:
+    try:
+        from ..serving import ModelSettings, load_settings, serve
+        import kserve  # noqa: F401  (only to say plainly when the extra is missing)
+    except ImportError as error:
+        raise UnsupportedError.from_message(
+            f"quiver serve needs the serving extra: pip install 'quiver[serving]' ({error})") from None
+    if (ns.prefix is None) == (ns.settings is None):
+        raise InvalidArgumentError.from_message("give a model PREFIX or --settings FILE (one of them)")
+    models: List[Any]
+    if ns.settings and (ns.name or ns.shape or ns.option or ns.precision or ns.epoch or ns.kind != "predictor"):
+        raise InvalidArgumentError.from_message("with --settings the models' flags come from the file: "
+                                                "drop --name, --shape, --option, --precision, --epoch, --kind")
+    if ns.settings:
+        models = load_settings(ns.settings)
+    else:
+        models = [ModelSettings(prefix=ns.prefix, name=ns.name or "", epoch=ns.epoch, kind=ns.kind, device=ns.device,
+                                precision=ns.precision, shapes={n: list(d) for n, d in ns.shape},
+                                max_batch_size=ns.max_batch_size, batch_timeout_us=ns.batch_timeout_us,
+                                options=dict(ns.option))]
+    serve(models, http_port=ns.port, grpc_port=ns.grpc_port)
+    return 0
