@@ -37,9 +37,7 @@ ConvolutionParams ConvolutionParams::Parse(const Attrs& attrs) {
   return p;
 }
 
-bool ConvolutionParams::has_sum() const {
-  return std::any_of(post_ops.begin(), post_ops.end(), [](const PostOp& op) { return op.kind == PostOp::kSum; });
-}
+bool ConvolutionParams::has_sum() const { return HasSum(post_ops); }
 
 namespace {
 

@@ -1,6 +1,7 @@
 #include "ops/fully_connected.h"
 
 #include "common/error.h"
+#include "ops/post_ops.h"
 
 namespace qv {
 
@@ -10,6 +11,7 @@ FullyConnectedParams FullyConnectedParams::Parse(const Attrs& attrs) {
   Check(p.num_hidden > 0, Status::kParse, attrs.Where() + "num_hidden must be positive");
   p.no_bias = attrs.GetBool("no_bias", false);
   p.flatten = attrs.GetBool("flatten", true);
+  p.has_sum = HasSum(attrs.post_ops());
   return p;
 }
 
@@ -18,8 +20,11 @@ namespace {
 class FullyConnectedOp : public OpDef {
  public:
   std::vector<std::string> InputNames(const Attrs& attrs) const override {
-    if (FullyConnectedParams::Parse(attrs).no_bias) return {"data", "weight"};
-    return {"data", "weight", "bias"};
+    const auto p = FullyConnectedParams::Parse(attrs);
+    std::vector<std::string> names = {"data", "weight"};
+    if (!p.no_bias) names.push_back("bias");
+    if (p.has_sum) names.push_back("residual");
+    return names;
   }
 
   std::vector<int> ParamInputs(const Attrs& attrs) const override {
@@ -40,7 +45,7 @@ class FullyConnectedOp : public OpDef {
 
   std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const override {
     const auto p = FullyConnectedParams::Parse(attrs);
-    ExpectInputs(attrs, in, p.no_bias ? 2 : 3);
+    ExpectInputs(attrs, in, InputNames(attrs).size());
     ExpectFloat32(attrs, in);
     const Shape& x = in[0].shape;
     Check(x.size() >= 1, Status::kShape, attrs.Where() + "data must have at least 1 dimension");
@@ -57,6 +62,7 @@ class FullyConnectedOp : public OpDef {
     }
     ExpectParamShape(attrs, "weight", in[1].shape, {p.num_hidden, k});
     if (!p.no_bias) ExpectParamShape(attrs, "bias", in[2].shape, {p.num_hidden});
+    if (p.has_sum) ExpectParamShape(attrs, "residual", in.back().shape, out);
     return {{out, DType::kFloat32}};
   }
 };

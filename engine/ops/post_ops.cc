@@ -1,5 +1,7 @@
 #include "ops/post_ops.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "ops/clip.h"
 #include "ops/leaky_relu.h"
@@ -32,6 +34,10 @@ std::optional<PostOp> AsPostOp(const std::string& op, const Attrs& attrs) {
     // A malformed attribute: the node stays unfused and its own operator reports the problem.
   }
   return std::nullopt;
+}
+
+bool HasSum(const std::vector<PostOp>& post_ops) {
+  return std::any_of(post_ops.begin(), post_ops.end(), [](const PostOp& op) { return op.kind == PostOp::kSum; });
 }
 
 }  // namespace qv

@@ -24,4 +24,7 @@ struct PostOp {
 // nothing if it has none. Attribute errors are left to the node's own operator.
 std::optional<PostOp> AsPostOp(const std::string& op, const Attrs& attrs);
 
+// Whether a residual sum is among `post_ops` (its node then takes the residual as its last input).
+bool HasSum(const std::vector<PostOp>& post_ops);
+
 }  // namespace qv

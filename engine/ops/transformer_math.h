@@ -114,13 +114,18 @@ struct SequenceMaskGeometry {
   float value = 0.f;
 };
 
-// Element `at` of SequenceMask: kept while its position is below its sequence's length.
-QV_HOST_DEVICE inline float SequenceMaskElement(const SequenceMaskGeometry& g, const float* x, const float* lengths,
-                                                int64_t at) {
-  const int64_t outer = at / g.rest;
+// Whether SequenceMask keeps row `outer` (one position of one sequence, `rest` elements): while the
+// position is below its sequence's length.
+QV_HOST_DEVICE inline bool SequenceMaskKeepsRow(const SequenceMaskGeometry& g, const float* lengths, int64_t outer) {
   const int64_t s = g.axis == 0 ? outer / g.batch : outer % g.seq;
   const int64_t b = g.axis == 0 ? outer % g.batch : outer / g.seq;
-  return s < KeptLength(lengths[b], g.seq) ? x[at] : g.value;
+  return s < KeptLength(lengths[b], g.seq);
+}
+
+// Element `at` of SequenceMask.
+QV_HOST_DEVICE inline float SequenceMaskElement(const SequenceMaskGeometry& g, const float* x, const float* lengths,
+                                                int64_t at) {
+  return SequenceMaskKeepsRow(g, lengths, at / g.rest) ? x[at] : g.value;
 }
 
 }  // namespace qv

@@ -26,11 +26,11 @@ class CpuFusionRules : public FusionRules {
       return post.kind != PostOp::kSum && producer.attrs.count(int8_attr::kInType) == 0;
     return producer.op == "BatchNorm" && producer.post_ops.empty() && post.kind == PostOp::kRelu;
   }
+  // A float inner product adds its residual in oneDNN's epilogue too; a quantized one takes none
+  // (BuildInt8FullyConnected fuses nothing).
   bool FusesSum(const Node& producer) const override {
-    if (producer.op != "Convolution") return false;
-    for (const PostOp& op : producer.post_ops)
-      if (op.kind == PostOp::kSum) return false;
-    return true;
+    const bool fc = producer.op == "FullyConnected" && producer.attrs.count(int8_attr::kInType) == 0;
+    return (producer.op == "Convolution" || fc) && !HasSum(producer.post_ops);
   }
 };
 

@@ -196,7 +196,7 @@ TEST_CASE("passes fuse only what the backend's rules allow", "[graph][passes]") 
   REQUIRE(ops == std::vector<std::string>{"Convolution", "Activation", "Convolution", "elemwise_add", "Activation"});
 }
 
-TEST_CASE("passes fuse GELU and ReLU into FullyConnected on the CPU, never a residual add", "[graph][passes]") {
+TEST_CASE("passes fuse GELU, the residual add and ReLU into FullyConnected on the CPU", "[graph][passes]") {
   // data -> fc1 -> gelu -> fc2 -> relu, and fc2 + data: BERT's feed-forward block shape.
   const Graph graph = ParseSymbolJson(R"json({
     "nodes": [
@@ -217,26 +217,34 @@ TEST_CASE("passes fuse GELU and ReLU into FullyConnected on the CPU, never a res
   std::vector<std::string> ops;
   for (int id : TopologicalOrder(g.graph))
     if (!g.graph.nodes[id].is_variable()) ops.push_back(g.graph.nodes[id].name);
-  REQUIRE(ops == std::vector<std::string>{"fc1", "fc2", "add", "relu"});
+  REQUIRE(ops == std::vector<std::string>{"fc1", "fc2"});
   REQUIRE(g.graph.nodes[2].post_ops == Ops({{PostOp::kGelu}}));
-  REQUIRE(g.graph.nodes[5].post_ops.empty());
+  // relu(fc2 + data): the residual is fc2's last input, added before the ReLU.
+  REQUIRE(g.graph.nodes[5].post_ops == Ops({{PostOp::kSum}, {PostOp::kRelu}}));
+  REQUIRE(g.graph.nodes[5].inputs.back().node == 0);
 }
 
-TEST_CASE("an inner product MXNet quantized takes no activation MXNet did not fuse into it", "[graph][passes]") {
+TEST_CASE("an inner product MXNet quantized takes no activation or residual MXNet did not fuse into it",
+          "[graph][passes]") {
   const Graph graph = ParseSymbolJson(R"json({
     "nodes": [
       {"op": "null", "name": "data", "inputs": []},
       {"op": "null", "name": "w", "inputs": []},
       {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "4", "no_bias": "True",
                                                        "__int8_in_type__": "uint8"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
-      {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[2, 0, 0]]}
+      {"op": "Activation", "name": "relu", "attrs": {"act_type": "relu"}, "inputs": [[2, 0, 0]]},
+      {"op": "FullyConnected", "name": "fc2", "attrs": {"num_hidden": "4", "no_bias": "True",
+                                                        "__int8_in_type__": "uint8"}, "inputs": [[3, 0, 0], [1, 0, 0]]},
+      {"op": "elemwise_add", "name": "add", "inputs": [[4, 0, 0], [3, 0, 0]]}
     ],
-    "arg_nodes": [0, 1], "heads": [[3, 0, 0]]})json");
+    "arg_nodes": [0, 1], "heads": [[5, 0, 0]]})json");
   REQUIRE(int8_attr::kInType == "__int8_in_type__");
-  BoundGraph g = BindParameters(graph, {{"w", Filled({4, 3}, 1.f)}});
+  BoundGraph g = BindParameters(graph, {{"w", Filled({4, 4}, 1.f)}});
   Optimize(g, CpuRules());
   REQUIRE(g.graph.nodes[2].post_ops.empty());
   REQUIRE(g.graph.nodes[3].op == "Activation");
+  REQUIRE(g.graph.nodes[4].post_ops.empty());
+  REQUIRE(g.graph.nodes[5].op == "elemwise_add");
 }
 
 TEST_CASE("a model file cannot smuggle in fused post-ops: only passes fuse", "[graph][passes]") {

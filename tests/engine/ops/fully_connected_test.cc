@@ -75,3 +75,51 @@ TEST_CASE("FullyConnected followed by GELU, ReLU or leaky ReLU matches the refer
     });
   }
 }
+
+TEST_CASE("FullyConnected -> elemwise_add (a residual) matches the reference, fused as a sum", "[ops][fully_connected]") {
+  // BERT's shape: out = [gelu](x W' + b) + residual [-> relu]. The residual is the data itself (copied
+  // into the output before the run), or an intermediate whose last reader is the add (the output then
+  // takes over its buffer).
+  auto gelu = [](float v) { return static_cast<float>(0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)))); };
+  unsigned seed = 600;
+  for (int residual_is_data = 0; residual_is_data < 2; ++residual_is_data) {
+    for (int fc_first = 0; fc_first < 2; ++fc_first) {
+      for (int with_gelu = 0; with_gelu < 2; ++with_gelu) {
+        for (int bias = 0; bias < 2; ++bias) {
+          const std::string what = std::string("residual ") + (residual_is_data ? "data" : "relu(data)") +
+                                   (fc_first ? ", fc + residual" : ", residual + fc") + (with_gelu ? ", gelu" : "") +
+                                   (bias ? ", bias" : ", no_bias") + (with_gelu ? "" : " -> relu");
+          RunCase(what, [&] {
+            Net net(seed++);
+            net.Param("fc0_weight", {24, 24}, -0.3f, 0.3f);
+            const int data = net.g.Variable("data");
+            const int residual = residual_is_data ? data : net.g.Op("Activation", "pre", {{"act_type", "relu"}}, {data});
+            std::vector<qv_test::Entry> inputs = {residual, net.g.Variable("fc0_weight")};
+            if (bias) {
+              net.Param("fc0_bias", {24});
+              inputs.push_back(net.g.Variable("fc0_bias"));
+            }
+            int branch = net.g.Op("FullyConnected", "fc0",
+                                  {{"num_hidden", "24"}, {"flatten", "False"}, {"no_bias", bias ? "False" : "True"}},
+                                  inputs);
+            if (with_gelu) branch = net.g.Op("LeakyReLU", "gelu0", {{"act_type", "gelu"}}, {branch});
+            int head = fc_first ? net.g.Op("elemwise_add", "add0", {}, {branch, residual})
+                                : net.g.Op("elemwise_add", "add0", {}, {residual, branch});
+            if (!with_gelu) head = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {head});
+            net.g.Output(head);
+
+            const Tensor x = qv_test::Random({2, 5, 24}, &net.rng, -2.f, 2.f);
+            const Tensor r = residual_is_data ? x : qv_ref::Activation(x, "relu");
+            Tensor want = qv_ref::FullyConnected(r, net.params.at("fc0_weight"),
+                                                 bias ? &net.params.at("fc0_bias") : nullptr, false);
+            for (size_t i = 0; i < want.data.size(); ++i) {
+              const float v = (with_gelu ? gelu(want.data[i]) : want.data[i]) + r.data[i];
+              want.data[i] = with_gelu ? v : std::max(v, 0.f);
+            }
+            ExpectClose(RunSingleInput(net, x).at(0), want, what);
+          });
+        }
+      }
+    }
+  }
+}

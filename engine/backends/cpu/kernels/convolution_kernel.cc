@@ -16,12 +16,7 @@ using dnnl::memory;
 dnnl::primitive_attr ConvAttr(const ConvolutionParams& p, float sum_scale = 1.f,
                               memory::data_type sum_type = memory::data_type::undef) {
   dnnl::post_ops ops;
-  for (const PostOp& op : p.post_ops) {
-    if (op.kind == PostOp::kSum)
-      ops.append_sum(sum_scale, 0, sum_type);
-    else
-      AppendEltwise(ops, op);
-  }
+  for (const PostOp& op : p.post_ops) AppendPostOp(ops, op, sum_scale, sum_type);
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);
   return attr;

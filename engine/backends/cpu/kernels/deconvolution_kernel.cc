@@ -15,7 +15,7 @@ using dnnl::memory;
 
 dnnl::primitive_attr DeconvAttr(const DeconvolutionParams& p) {
   dnnl::post_ops ops;
-  for (const PostOp& op : p.post_ops) AppendEltwise(ops, op);  // a sum is refused by DeconvolutionParams::Parse
+  for (const PostOp& op : p.post_ops) AppendPostOp(ops, op);  // a sum is refused by DeconvolutionParams::Parse
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);
   return attr;

@@ -100,15 +100,14 @@ dnnl::primitive_attr BaseAttr() {
   return attr;
 }
 
-void AppendEltwise(dnnl::post_ops& ops, const PostOp& op) {
+void AppendPostOp(dnnl::post_ops& ops, const PostOp& op, float sum_scale, dnnl::memory::data_type sum_type) {
   switch (op.kind) {
     case PostOp::kRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.f, 0.f); return;
     case PostOp::kLeakyRelu: ops.append_eltwise(dnnl::algorithm::eltwise_relu, op.alpha, 0.f); return;
     case PostOp::kClip: ops.append_eltwise(dnnl::algorithm::eltwise_clip, op.alpha, op.beta); return;
     case PostOp::kGelu: ops.append_eltwise(dnnl::algorithm::eltwise_gelu_erf, 0.f, 0.f); return;
-    case PostOp::kSum: break;
+    case PostOp::kSum: ops.append_sum(sum_scale, 0, sum_type); return;
   }
-  throw Error(Status::kInternal, "a residual sum is not an element-wise post-op");
 }
 
 void SetComputeThreads(int threads) { dnnl_threadpool_interop_set_max_concurrency(threads); }

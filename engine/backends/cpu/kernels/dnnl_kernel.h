@@ -21,9 +21,10 @@ Desc PlainDesc(const Shape& shape, dnnl::memory::data_type type = dnnl::memory::
 double MultiplyAddFlops(const Shape& output, const Shape& weight);
 // Attributes every primitive is created with: user-managed scratchpad.
 dnnl::primitive_attr BaseAttr();
-// Appends a fused element-wise post-op (every kind but kSum, which the kernels that take a residual
-// append with its scale and type).
-void AppendEltwise(dnnl::post_ops& ops, const PostOp& op);
+// Appends a fused post-op. A residual sum (kSum) adds what the output buffer holds before the primitive
+// runs, its stored values times `sum_scale`, read as `sum_type` (undef: the output's type).
+void AppendPostOp(dnnl::post_ops& ops, const PostOp& op, float sum_scale = 1.f,
+                  dnnl::memory::data_type sum_type = dnnl::memory::data_type::undef);
 
 // Where a primitive argument comes from at execution time.
 struct ArgSource {

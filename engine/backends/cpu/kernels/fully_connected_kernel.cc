@@ -11,10 +11,10 @@ namespace {
 
 using dnnl::memory;
 
-// BaseAttr with the node's fused element-wise post-ops.
+// BaseAttr with the node's fused post-ops: element-wise ones, and a residual sum.
 dnnl::primitive_attr FullyConnectedAttr(const KernelRequest& req) {
   dnnl::post_ops ops;
-  for (const PostOp& op : req.attrs.post_ops()) AppendEltwise(ops, op);
+  for (const PostOp& op : req.attrs.post_ops()) AppendPostOp(ops, op);
   dnnl::primitive_attr attr = BaseAttr();
   attr.set_post_ops(ops);
   return attr;
@@ -124,6 +124,9 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
     args[DNNL_ARG_BIAS] = {ArgSource::kInput, build.AddRuntimeInput(2, bias_desc), nullptr, bias_desc};
 
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  // The residual is copied into the output before the run, unless the plan lets them share a buffer.
+  if (p.has_sum)
+    build.accumulate_input = build.AddRuntimeInput(static_cast<int>(req.inputs.size()) - 1, build.output_descs[0]);
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;

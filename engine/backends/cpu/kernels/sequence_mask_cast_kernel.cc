@@ -1,4 +1,5 @@
 // SequenceMask and Cast as loops over elements (ops/transformer_math.h, ops/cast.h).
+#include <algorithm>
 #include <cmath>
 
 #include "backends/cpu/kernels/transformer_loop.h"
@@ -8,13 +9,32 @@
 namespace qv::cpu {
 namespace {
 
+// Row by row: each (position, sequence) row of `rest` elements is copied or filled whole, as
+// SequenceMaskKeepsRow decides (BERT's final mask: 128 rows of 768).
+class SequenceMaskKernel : public Kernel {
+ public:
+  explicit SequenceMaskKernel(const SequenceMaskGeometry& g) : g_(g) {}
+  void Execute(const ExecArgs& args) const override {
+    const auto* x = static_cast<const float*>(args.inputs[0]);
+    const auto* lengths = args.inputs.size() == 2 ? static_cast<const float*>(args.inputs[1]) : nullptr;
+    auto* out = static_cast<float*>(args.outputs[0]);
+    ParallelFor(args.threads, g_.seq * g_.batch, [&](int64_t row) {
+      const int64_t at = row * g_.rest;
+      if (!lengths || SequenceMaskKeepsRow(g_, lengths, row))
+        std::copy(x + at, x + at + g_.rest, out + at);
+      else
+        std::fill(out + at, out + at + g_.rest, g_.value);
+    });
+  }
+
+ private:
+  SequenceMaskGeometry g_;
+};
+
 KernelBuild BuildSequenceMask(const KernelRequest& req) {
-  const SequenceMaskGeometry g = ResolveSequenceMask(req.attrs, req.inputs[0].type.shape);
-  const bool masks = req.inputs.size() == 2;
-  return BuildPlainLoop(req, ElementCount(req.outputs[0].shape),
-                        [g, masks](const std::vector<const float*>& in, float* out, int64_t i) {
-                          out[i] = masks ? SequenceMaskElement(g, in[0], in[1], i) : in[0][i];
-                        });
+  KernelBuild build = PlainIO(req);
+  build.kernel = std::make_unique<SequenceMaskKernel>(ResolveSequenceMask(req.attrs, req.inputs[0].type.shape));
+  return build;
 }
 
 KernelBuild BuildCast(const KernelRequest& req) {

@@ -28,14 +28,20 @@ class PlainLoopKernel : public Kernel {
   LoopBody body_;
 };
 
-// Every input read at run time, all row-major; one row-major output.
-inline KernelBuild BuildPlainLoop(const KernelRequest& req, int64_t count, LoopBody body) {
+// Every input read at run time, all row-major; one row-major output (the caller sets the kernel).
+inline KernelBuild PlainIO(const KernelRequest& req) {
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
     build.runtime_inputs.push_back(static_cast<int>(i));
     build.input_descs.push_back(PlainDesc(req.inputs[i].type.shape));
   }
   build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  return build;
+}
+
+// PlainIO with a PlainLoopKernel running `body` `count` times.
+inline KernelBuild BuildPlainLoop(const KernelRequest& req, int64_t count, LoopBody body) {
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<PlainLoopKernel>(count, std::move(body));
   return build;
 }
