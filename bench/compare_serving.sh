@@ -18,13 +18,10 @@ ROUNDS="${ROUNDS:-3}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-10}"
 CLIENTS="${CLIENTS:-1 16 64}"
 
-build_python="$(bash scripts/setup_python_venv.sh)"
 python="$(bash scripts/setup_serving_venv.sh)"
 models="$(bash bench/make_serving_models.sh)"
-overlay="$PWD/build/serving/site"
-"$build_python" -m pip install --no-deps --no-build-isolation --disable-pip-version-check -q --upgrade \
-  --target "$overlay" . >&2
-export PYTHONPATH="$overlay"
+PYTHONPATH="$(bash scripts/build_python_overlay.sh serving)"
+export PYTHONPATH
 results="$(mktemp)"
 server_log="$(mktemp)"
 server=""

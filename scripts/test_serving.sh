@@ -4,22 +4,13 @@
 #
 #   scripts/test_serving.sh [pytest arguments]
 #
-# Quiver is built into a private overlay, build/serving/site (put on PYTHONPATH), with the build tools of
-# the project's Python venv and the CMake build tree of `pip install .` (build/python/): nothing is
-# installed into either venv.
+# Quiver is built into a private overlay on PYTHONPATH (scripts/build_python_overlay.sh): nothing is
+# installed into the venv.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-build_python="$(bash scripts/setup_python_venv.sh)"
 python="$(bash scripts/setup_serving_venv.sh)"
-unset PYTHONHOME PIP_REQUIRE_VIRTUALENV
-export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-2}"
-
-overlay="$PWD/build/serving/site"
-echo "test_serving: building quiver into $overlay" >&2
-"$build_python" -m pip install --no-deps --no-build-isolation --disable-pip-version-check -q --upgrade \
-  --target "$overlay" . >&2
-
-export PYTHONPATH="$overlay"
+PYTHONPATH="$(bash scripts/build_python_overlay.sh serving)"
+export PYTHONPATH
 cd tests/serving
 "$python" -m pytest -q -p no:cacheprovider "$@" .
