@@ -254,3 +254,15 @@ def _wait_until(condition: Any, timeout: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
+
+
+def test_a_port_in_use_is_refused_in_one_line(server, models):
+    import subprocess
+    import sys
+
+    busy = server.http.rsplit(":", 1)[1]
+    done = subprocess.run([sys.executable, "-m", "quiver", "serve", models["two_out"], "--port", busy],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"quiver serve: error: port {busy} cannot be served: Address already in use"], done.stderr

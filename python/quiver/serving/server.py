@@ -2,10 +2,12 @@
 health and readiness, and Prometheus metrics (KServe's and Quiver's per-model statistics) at /metrics."""
 from __future__ import annotations
 
+import socket
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, List, Sequence
 
+from ..errors import InvalidArgumentError
 from ..metrics import prometheus_text
 from .settings import ModelSettings
 
@@ -22,6 +24,17 @@ def _own_arguments() -> Iterator[None]:
         yield
     finally:
         sys.argv = saved
+
+
+def _check_free(port: int) -> None:
+    """Refuses a port another process listens on before loading anything (the servers would fail later,
+    with a traceback)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("0.0.0.0", port))
+        except OSError as error:
+            raise InvalidArgumentError.from_message(f"port {port} cannot be served: {error.strerror}") from None
 
 
 class StatsCollector:
@@ -53,6 +66,8 @@ def serve(settings: Sequence[ModelSettings], http_port: int = DEFAULT_HTTP_PORT,
           grpc_port: int = DEFAULT_GRPC_PORT, grace_period: int = 30) -> None:
     """Loads the models and serves them until SIGINT or SIGTERM; requests in flight then get their
     answers (up to `grace_period` seconds) before the process ends."""
+    for port in (http_port, grpc_port):
+        _check_free(port)
     models = load_models(settings)
     with _own_arguments():
         from kserve import ModelServer, model_server
