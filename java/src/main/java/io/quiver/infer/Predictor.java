@@ -344,6 +344,23 @@ public class Predictor implements AutoCloseable {
     return shapes[output].clone();
   }
 
+  /** What the model has done since it was loaded: requests, queue waits, run times, batches, plans. */
+  public ModelStats stats() {
+    return ModelStats.fromJson(statsJson());
+  }
+
+  /** {@link #stats()} as the runtime writes it ({@code QvCachedOpGetStats}'s JSON). */
+  public String statsJson() {
+    final String[] json = new String[1];
+    final long handle = op.acquire();
+    try {
+      QuiverCapi.QvCachedOpGetStats(handle, json);
+    } finally {
+      op.release();
+    }
+    return json[0];
+  }
+
   /** Releases the model's native memory. Predictions in flight still complete. Idempotent. */
   @Override
   public void close() {

@@ -2,7 +2,7 @@ package io.quiver.infer.scala
 
 import java.util.concurrent.CompletableFuture
 
-import io.quiver.infer.{DataDesc, DType, NDArray, Predictor => JPredictor}
+import io.quiver.infer.{DataDesc, DType, ModelStats, NDArray, Predictor => JPredictor}
 
 import _root_.scala.collection.immutable.ListMap
 import _root_.scala.concurrent.{Future, Promise}
@@ -73,6 +73,10 @@ class Predictor private (private[scala] val underlying: JPredictor) extends Auto
 
   /** The shape of an output of the most recent prediction made by this thread. */
   def lastOutputShape(output: Int): IndexedSeq[Long] = underlying.lastOutputShape(output).toIndexedSeq
+
+  /** What the model has done since it was loaded (io.quiver.infer.ModelStats): `p.stats.requests.completed`. */
+  def stats: ModelStats = underlying.stats()
+  def statsJson: String = underlying.statsJson()
 
   def close(): Unit = underlying.close()
 }
