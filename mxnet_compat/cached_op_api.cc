@@ -70,12 +70,17 @@ std::shared_ptr<Binding> Bind(CachedOp& op, const std::vector<NDArray*>& inputs)
   }
   // MXNet runs a cached op where its inputs live.
   const std::string device = DeviceFlag(inputs[0]);
-  const char* keys[] = {"device", "static_shape"};
-  const char* vals[] = {device.c_str(), op.flags.static_shape ? "true" : "false"};
+  std::vector<const char*> keys = {"device", "static_shape"};
+  std::vector<const char*> vals = {device.c_str(), op.flags.static_shape ? "true" : "false"};
+  for (const auto& [key, value] : op.flags.quiver) {
+    keys.push_back(key.c_str());
+    vals.push_back(value.c_str());
+  }
   QvSymbolHandle sym = nullptr;
   CheckQv(QvSymbolCreateFromJSON(op.json.c_str(), &sym), "loading the symbol");
-  const int status = QvCreateCachedOpEx(sym, static_cast<uint32_t>(params.size()), names.data(), params.data(), 2,
-                                        keys, vals, &b->op, op.thread_safe ? 1 : 0);
+  const int status = QvCreateCachedOpEx(sym, static_cast<uint32_t>(params.size()), names.data(), params.data(),
+                                        static_cast<int>(keys.size()), keys.data(), vals.data(), &b->op,
+                                        op.thread_safe ? 1 : 0);
   QvSymbolFree(sym);
   // Quiver compiles weights in as constants, so it cannot take them as data inputs the way MXNet
   // does when no param_indices are given.

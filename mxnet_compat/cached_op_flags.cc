@@ -5,7 +5,10 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "errors.h"
+#include "quiver/c_api.h"
 
 namespace mxc {
 namespace {
@@ -53,6 +56,24 @@ std::vector<size_t> ParseIndices(const std::string& key, const std::string& valu
   return out;
 }
 
+// The names of Quiver's cached-op flags, from the runtime's own table.
+const std::vector<std::string>& QuiverFlagNames() {
+  static const std::vector<std::string> names = [] {
+    const char* json = nullptr;
+    CheckQv(QvListCachedOpFlags(&json), "listing Quiver's cached-op flags");
+    std::vector<std::string> out;
+    for (const auto& flag : nlohmann::json::parse(json)) out.push_back(flag.at("name").get<std::string>());
+    return out;
+  }();
+  return names;
+}
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 }  // namespace
 
 CachedOpFlags ParseCachedOpFlags(int num_flags, const char** keys, const char** vals, size_t num_inputs) {
@@ -81,9 +102,14 @@ CachedOpFlags ParseCachedOpFlags(int num_flags, const char** keys, const char** 
       // MXNet's subgraph backends (MKLDNN fusion, TensorRT) are replaced by Quiver's own passes.
       Require(value.empty() || value == "NONE" || value == "MKLDNN" || value == "ONEDNN",
               "flag 'subgraph': backend '" + value + "' is not available (Quiver fuses operators itself)");
+    } else if (key == "device") {
+      throw Error("flag 'device': a cached op runs where its inputs are (their context), not where a flag says");
+    } else if (std::count(QuiverFlagNames().begin(), QuiverFlagNames().end(), key)) {
+      flags.quiver.emplace_back(key, value);
     } else {
       throw Error("Cannot find argument '" + key + "'. Valid flags: static_alloc, static_shape, inline_limit, "
-                  "forward_bulk_size, backward_bulk_size, data_indices, param_indices, subgraph, is_dynamic");
+                  "forward_bulk_size, backward_bulk_size, data_indices, param_indices, subgraph, is_dynamic; "
+                  "and Quiver's own: " + Joined(QuiverFlagNames()));
     }
   }
   const std::set<size_t> params(flags.param_indices.begin(), flags.param_indices.end());
