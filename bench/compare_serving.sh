@@ -42,8 +42,9 @@ while time.monotonic() < end:
     try:
         if client.is_model_ready("resnet18_v1"):
             raise SystemExit(0)
-    except Exception:
-        time.sleep(0.2)
+    except Exception:  # not listening yet
+        pass
+    time.sleep(0.2)
 raise SystemExit("the server was not ready within 180 s")
 PY
 }

@@ -1,7 +1,5 @@
 #include "ops/convolution.h"
 
-#include <algorithm>
-
 #include "common/error.h"
 
 namespace qv {

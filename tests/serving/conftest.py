@@ -16,23 +16,15 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from mxnet_files import constant_outputs_model, params_bytes, symbol_json  # noqa: E402
+from mxnet_files import (COLOUR_IMAGE_KWARGS as IMAGE_KWARGS, COLOURS, coloured_pngs as png_images,  # noqa: E402,F401
+                         constant_outputs_model, exact_rows as rows, mean_colour_model, params_bytes, symbol_json,
+                         two_output_model, write_model)
 
-COLOURS = ["red", "green", "blue"]
 ANIMALS = ["cat", "dog"]
-# ImageClassifier keywords that keep the colours model exact: 8x8 images as they are, 0-255 values.
-IMAGE_KWARGS = {"image_size": [8, 8], "resize_short": 8, "mean": [0, 0, 0], "std": [1, 1, 1]}
 # The detector's one output: a dog at (0.1, 0.2)-(0.5, 0.6) of the image, then a padding row.
 DETECTIONS = np.array([[[1, 0.9, 0.1, 0.2, 0.5, 0.6], [-1, 0, 0, 0, 0, 0]]], np.float32)
 # Long enough that concurrent requests meet in one batch on a busy 2-core machine.
 BATCH_TIMEOUT_US = 50_000
-
-
-def _write(prefix: Path, symbol: str, params: bytes) -> str:
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    (prefix.parent / f"{prefix.name}-symbol.json").write_text(symbol)
-    (prefix.parent / f"{prefix.name}-0000.params").write_bytes(params)
-    return str(prefix)
 
 
 @pytest.fixture(scope="session")
@@ -40,25 +32,17 @@ def models(tmp_path_factory) -> Dict[str, str]:
     """two_out: data (rows, 2, 3) -> fc (rows, 4) and relu (rows, 2, 3); embed: int32 ids (rows, 3) ->
     (rows, 3, 2) vectors; colours: an NCHW image -> 3 scores; detector: an image -> DETECTIONS."""
     root = tmp_path_factory.mktemp("models")
-    rng = np.random.default_rng(39)
-    found = {"two_out": _write(root / "two_out", symbol_json([
-        ("null", "data", {}, []), ("null", "fc_weight", {}, []), ("null", "fc_bias", {}, []),
-        ("FullyConnected", "fc", {"num_hidden": "4"}, [0, 1, 2]),
-        ("Activation", "relu", {"act_type": "relu"}, [0])], [3, 4]), params_bytes({
-            "arg:fc_weight": rng.integers(-3, 4, (4, 6)).astype(np.float32),
-            "arg:fc_bias": rng.integers(-3, 4, 4).astype(np.float32)}))}
-    found["embed"] = _write(root / "embed", symbol_json([
-        ("null", "data", {}, []), ("null", "embed_weight", {}, []),
-        ("Embedding", "embed", {"input_dim": "10", "output_dim": "2"}, [0, 1])], [2]), params_bytes({
-            "arg:embed_weight": rng.integers(-9, 10, (10, 2)).astype(np.float32)}))
-    found["colours"] = _write(root / "colours" / "colours", symbol_json([
-        ("null", "data", {}, []),
-        ("Pooling", "pool", {"global_pool": "True", "kernel": "(1, 1)", "pool_type": "avg"}, [0]),
-        ("null", "fc_weight", {}, []), ("null", "fc_bias", {}, []),
-        ("FullyConnected", "fc", {"num_hidden": "3"}, [1, 2, 3])], [4]), params_bytes({
-            "arg:fc_weight": np.eye(3, dtype=np.float32) / 16, "arg:fc_bias": np.zeros(3, np.float32)}))
+    embed_weight = np.random.default_rng(40).integers(-9, 10, (10, 2)).astype(np.float32)
+    found = {
+        "two_out": write_model(root / "two_out", two_output_model(39)),
+        "embed": write_model(root / "embed", (symbol_json([
+            ("null", "data", {}, []), ("null", "embed_weight", {}, []),
+            ("Embedding", "embed", {"input_dim": "10", "output_dim": "2"}, [0, 1])], [2]),
+            params_bytes({"arg:embed_weight": embed_weight}))),
+        "colours": write_model(root / "colours" / "colours", mean_colour_model()),
+        "detector": write_model(root / "detector" / "detector", constant_outputs_model([DETECTIONS])),
+    }
     (root / "colours" / "synset.txt").write_text("\n".join(COLOURS) + "\n")
-    found["detector"] = _write(root / "detector" / "detector", *constant_outputs_model([DETECTIONS]))
     (root / "detector" / "synset.txt").write_text("\n".join(ANIMALS) + "\n")
     return found
 
@@ -131,27 +115,3 @@ def server(models, tmp_path_factory) -> Iterator[Server]:
     running = start_server(["--settings", str(settings)], folder / "server.log")
     yield running
     stop_server(running)
-
-
-def rows(count: int, seed: int = 1) -> np.ndarray:
-    """Inputs for two_out: small integers, so every sum is exact."""
-    return np.random.default_rng(seed).integers(-8, 9, (count, 2, 3)).astype(np.float32)
-
-
-def png_images(count: int) -> List[bytes]:
-    """Encoded 8x8 PNG images of mixed colours, each with a dominant channel."""
-    import io
-
-    from PIL import Image
-
-    rng = np.random.default_rng(7)
-    encoded = []
-    for i in range(count):
-        pixels = rng.integers(0, 256, (8, 8, 3)).astype(np.uint8)
-        pixels[:, :, i % 3] = 255 - (i * 11) % 64
-        buffer = io.BytesIO()
-        Image.fromarray(pixels).save(buffer, format="PNG")
-        encoded.append(buffer.getvalue())
-    return encoded
-
-

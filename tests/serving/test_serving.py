@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import re
+import subprocess
+import sys
 import threading
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -257,9 +259,6 @@ def _wait_until(condition: Any, timeout: float = 30) -> None:
 
 
 def test_a_port_in_use_is_refused_in_one_line(server, models):
-    import subprocess
-    import sys
-
     busy = server.http.rsplit(":", 1)[1]
     done = subprocess.run([sys.executable, "-m", "quiver", "serve", models["two_out"], "--port", busy],
                           capture_output=True, text=True, timeout=120)

@@ -13,24 +13,26 @@
 namespace qv::cpu {
 namespace {
 
-// oneDNN fuses any element-wise post-op and a residual sum into a convolution, element-wise post-ops
-// into a deconvolution and an inner product (BERT's GELU), and only a plain ReLU into batch
-// normalisation. An inner product MXNet quantized keeps what MXNet fused into it and no more: its int8
-// output range is that of MXNet's fusion (CheckInt8Fusions compares the two).
+// oneDNN fuses any element-wise post-op and a residual sum into a convolution and a float inner product
+// (BERT's GELU and residual additions), element-wise post-ops into a deconvolution, and only a plain
+// ReLU into batch normalisation. An inner product MXNet quantized keeps what MXNet fused into it and no
+// more: its int8 output range is that of MXNet's fusion (CheckInt8Fusions compares the two), and
+// BuildInt8FullyConnected fuses nothing.
 class CpuFusionRules : public FusionRules {
  public:
   bool FusesPostOp(const Node& producer, const PostOp& post) const override {
     if (producer.op == "Convolution") return true;
     if (producer.op == "Deconvolution") return post.kind != PostOp::kSum;
-    if (producer.op == "FullyConnected")
-      return post.kind != PostOp::kSum && producer.attrs.count(int8_attr::kInType) == 0;
+    if (IsFloatInnerProduct(producer)) return post.kind != PostOp::kSum;
     return producer.op == "BatchNorm" && producer.post_ops.empty() && post.kind == PostOp::kRelu;
   }
-  // A float inner product adds its residual in oneDNN's epilogue too; a quantized one takes none
-  // (BuildInt8FullyConnected fuses nothing).
   bool FusesSum(const Node& producer) const override {
-    const bool fc = producer.op == "FullyConnected" && producer.attrs.count(int8_attr::kInType) == 0;
-    return (producer.op == "Convolution" || fc) && !HasSum(producer.post_ops);
+    return (producer.op == "Convolution" || IsFloatInnerProduct(producer)) && !HasSum(producer.post_ops);
+  }
+
+ private:
+  static bool IsFloatInnerProduct(const Node& node) {
+    return node.op == "FullyConnected" && node.attrs.count(int8_attr::kInType) == 0;
   }
 };
 

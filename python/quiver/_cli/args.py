@@ -39,8 +39,9 @@ def option(text: str) -> Tuple[str, str]:
     return key, value
 
 
-def add_model(parser: argparse.ArgumentParser, shape_help: str) -> None:
-    parser.add_argument("prefix", help="model path prefix: PREFIX-symbol.json and PREFIX-EPOCH.params")
+def add_model(parser: argparse.ArgumentParser, shape_help: str, prefix_optional: bool = False) -> None:
+    parser.add_argument("prefix", nargs="?" if prefix_optional else None,
+                        help="model path prefix: PREFIX-symbol.json and PREFIX-EPOCH.params")
     parser.add_argument("--epoch", type=int, default=0, help="the epoch in the .params file name (default 0)")
     parser.add_argument("--shape", type=shape, action="append", default=[], metavar="NAME:D1,D2,...",
                         help=shape_help)

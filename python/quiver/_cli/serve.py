@@ -11,31 +11,29 @@ HELP = "serve a model over the Open Inference Protocol (v2 REST and gRPC; needs 
 
 
 def add_parser(commands: Any) -> None:
+    from ..serving.server import DEFAULT_GRPC_PORT, DEFAULT_HTTP_PORT
     from ..serving.settings import DEFAULT_BATCH_TIMEOUT_US, DEFAULT_MAX_BATCH_SIZE, KINDS
 
     parser = commands.add_parser(
         "serve", help=HELP, description=HELP + ". Concurrent requests are batched by Quiver (--max-batch-size); "
         "a request's `timeout` parameter (microseconds) is its deadline. Metrics at http://HOST:PORT/metrics. "
         "Give PREFIX, or --settings FILE for one or more models described in JSON (docs/serving.rst).")
-    parser.add_argument("prefix", nargs="?", help="model path prefix: PREFIX-symbol.json and PREFIX-EPOCH.params")
+    cli_args.add_model(parser, "an input's shape, batch first (repeatable): compiled at start, and the "
+                       "metadata's shape", prefix_optional=True)
     parser.add_argument("--settings", metavar="FILE.json", help="models described in a settings file instead of PREFIX")
     parser.add_argument("--name", help="the model's name in URLs (default: the prefix's last part)")
-    parser.add_argument("--epoch", type=int, default=0, help="the epoch in the .params file name (default 0)")
     parser.add_argument("--kind", choices=KINDS, default="predictor",
                         help="predictor: tensors in and out (default); classifier: with labels from synset.txt; "
                              "image_classifier, object_detector: encoded images in (BYTES input 'image')")
-    parser.add_argument("--shape", type=cli_args.shape, action="append", default=[], metavar="NAME:D1,D2,...",
-                        help="an input's shape, batch first (repeatable): compiled at start, and the metadata's shape")
     parser.add_argument("--device", default="cpu", help="cpu (default) or gpu(N)")
     parser.add_argument("--precision", help="float32, bfloat16, int8 or auto (default: the model's float32)")
     parser.add_argument("--max-batch-size", type=int, default=DEFAULT_MAX_BATCH_SIZE,
                         help=f"rows Quiver merges concurrent requests into (default {DEFAULT_MAX_BATCH_SIZE}; 1: no batching)")
     parser.add_argument("--batch-timeout-us", type=int, default=DEFAULT_BATCH_TIMEOUT_US,
                         help=f"how long a request waits for others to share its run (default {DEFAULT_BATCH_TIMEOUT_US})")
-    parser.add_argument("--option", type=cli_args.option, action="append", default=[], metavar="KEY=VALUE",
-                        help="any other cached-op flag (repeatable; `quiver flags` lists them)")
-    parser.add_argument("--port", type=int, default=8080, help="the REST port (default 8080)")
-    parser.add_argument("--grpc-port", type=int, default=8081, help="the gRPC port (default 8081)")
+    parser.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help=f"the REST port (default {DEFAULT_HTTP_PORT})")
+    parser.add_argument("--grpc-port", type=int, default=DEFAULT_GRPC_PORT,
+                        help=f"the gRPC port (default {DEFAULT_GRPC_PORT})")
     parser.set_defaults(run=run)
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import io
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -16,7 +15,7 @@ from kserve import Model
 from kserve.protocol.infer_type import InferOutput, InferRequest, InferResponse
 
 from .. import errors as quiver_errors
-from .._batches import KINDS as MODEL_CLASSES
+from .._batches import decode_images
 from ..classifier import Classifier
 from ..data_desc import DataDesc
 from ..image_classifier import ImageClassifier
@@ -24,9 +23,7 @@ from ..object_detector import ObjectDetector
 from ..predictor import Predictor
 from . import tensors
 from .errors import ServingError, bad_request, from_quiver
-from .settings import ModelSettings
-
-CLASSES = {**MODEL_CLASSES, "object_detector": ObjectDetector}
+from .settings import CLASSES, ModelSettings
 # The input of the image kinds: encoded images (JPEG, PNG, ...), one per batch row.
 IMAGE_INPUT = "image"
 # The object detector's outputs, per image padded to the batch's most detections.
@@ -148,7 +145,7 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
         if isinstance(p, ImageClassifier):
             images = _image_bytes(payload)
             loop = asyncio.get_running_loop()
-            inputs: Any = await loop.run_in_executor(None, lambda: p.preprocess([_decode(b) for b in images]))
+            inputs: Any = await loop.run_in_executor(None, lambda: p.preprocess(_decode(images)))
         else:
             inputs = self._tensor_inputs(p, payload)
         outputs = await p.apredict(inputs, timeout=timeout, priority=priority)
@@ -175,7 +172,7 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
         threshold = float(tensors.parameter(payload.parameters, "threshold") or 0.5)
         loop = asyncio.get_running_loop()
         found = await asyncio.wait_for(
-            loop.run_in_executor(None, lambda: p.detect_batch([_decode(b) for b in images], threshold)), timeout)
+            loop.run_in_executor(None, lambda: p.detect_batch(_decode(images), threshold)), timeout)
         most = max((len(f) for f in found), default=0)
         labels = np.full((len(found), most), b"", dtype=object)
         scores = np.zeros((len(found), most), np.float32)
@@ -193,7 +190,7 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
             array = arrays[name]
             classes = tensors.parameter(getattr(requested.get(name), "parameters", None), "classification")
             if classes:
-                labels = self.predictor._labels if isinstance(self.predictor, Classifier) else None
+                labels = self.predictor.labels if isinstance(self.predictor, Classifier) else None
                 array = tensors.classification(array, int(classes), labels)
             output = InferOutput(name=name, shape=list(array.shape), datatype=tensors.datatype(array.dtype))
             # As bytes: KServe writes them as they are (gRPC, REST's binary extension) or as JSON.
@@ -231,11 +228,11 @@ def _image_bytes(payload: InferRequest) -> List[bytes]:
         raise bad_request(f"input {IMAGE_INPUT!r}: over REST each image is sent in base64") from None
 
 
-def _decode(encoded: bytes) -> Any:
-    from PIL import Image, UnidentifiedImageError
+def _decode(images: List[bytes]) -> List[Any]:
+    """The decoded images; a row that is not an image is a bad request."""
+    from PIL import UnidentifiedImageError
 
     try:
-        with Image.open(io.BytesIO(encoded)) as opened:
-            return opened.convert("RGB")
+        return decode_images(IMAGE_INPUT, images)
     except (UnidentifiedImageError, OSError) as error:
         raise bad_request(f"input {IMAGE_INPUT!r} holds something that is not an image ({error})") from None

@@ -17,11 +17,16 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Type
 
+from .._batches import KINDS as BATCH_KINDS
 from ..errors import InvalidArgumentError
+from ..object_detector import ObjectDetector
+from ..predictor import Predictor
 
-KINDS = ("predictor", "classifier", "image_classifier", "object_detector")
+# The class that loads each kind of model: the scale-out helpers' kinds, and the detector.
+CLASSES: Dict[str, Type[Predictor]] = {**BATCH_KINDS, "object_detector": ObjectDetector}
+KINDS = tuple(CLASSES)
 
 # Quiver's dynamic batching across concurrent requests, on unless a model says otherwise; the serving
 # engine's own batching stays off. A lone request waits at most batch_timeout_us for company.
@@ -75,13 +80,14 @@ class ModelSettings:
 
     def predictor_arguments(self) -> Tuple[Dict[str, Any], Dict[str, Any]]:
         """Keywords for the Predictor class of `kind` (without input_descs), and the cached-op flags."""
-        options: Dict[str, Any] = {"max_inflight": DEFAULT_MAX_INFLIGHT}
+        options: Dict[str, Any] = {}
         if self.max_batch_size > 1:
             options.update(max_batch_size=str(self.max_batch_size), batch_timeout_us=str(self.batch_timeout_us))
         if self.precision:
             options["precision"] = self.precision
-        options.update({str(k): v for k, v in self.options.items()})  # Predictor makes them text
-        inflight = int(options.pop("max_inflight"))
+        # Predictor makes the values text; max_inflight is its own keyword.
+        options.update({str(k): v for k, v in self.options.items() if k != "max_inflight"})
+        inflight = int(self.options.get("max_inflight", DEFAULT_MAX_INFLIGHT))
         keywords = {"epoch": self.epoch, "device": self.device, "max_inflight": inflight, **self.kwargs}
         return keywords, options
 

@@ -8,12 +8,11 @@ import numpy as np
 
 from .errors import bad_request
 
-# v2 datatype names by numpy type, and back.
+# v2 datatype names by numpy type.
 DATATYPES = {np.dtype(np.bool_): "BOOL", np.dtype(np.uint8): "UINT8", np.dtype(np.uint16): "UINT16",
              np.dtype(np.uint32): "UINT32", np.dtype(np.uint64): "UINT64", np.dtype(np.int8): "INT8",
              np.dtype(np.int16): "INT16", np.dtype(np.int32): "INT32", np.dtype(np.int64): "INT64",
              np.dtype(np.float16): "FP16", np.dtype(np.float32): "FP32", np.dtype(np.float64): "FP64"}
-NUMPY_TYPES = {name: dtype for dtype, name in DATATYPES.items()}
 
 
 def datatype(dtype: Any) -> str:

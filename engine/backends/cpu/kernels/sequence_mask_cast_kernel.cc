@@ -1,4 +1,4 @@
-// SequenceMask and Cast as loops over elements (ops/transformer_math.h, ops/cast.h).
+// SequenceMask row by row and Cast as a loop over elements (ops/transformer_math.h, ops/cast.h).
 #include <algorithm>
 #include <cmath>
 
