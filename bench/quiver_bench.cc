@@ -2,7 +2,7 @@
 //
 //   quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] [--inflight 1] [--iters 50]
 //                [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] [--option key=value ...]
-//                [--profile 0|1] [--extra-input NAME:D0,D1,...=V0,V1,... ...]
+//                [--profile 0|1] [--trace FILE] [--extra-input NAME:D0,D1,...=V0,V1,... ...]
 //
 // C client threads share ONE cached op created with thread_safe = 1; each --option adds a
 // QvCreateCachedOpEx flag (for instance max_batch_size=16 to merge the clients' requests). Each client keeps up to D
@@ -17,6 +17,7 @@
 // --extra-input), random; each --extra-input gives another input's whole shape (batch included) and
 // values repeated to fill it (a valid length, an image's size), passed in the op's input order.
 // --profile 1 runs the timed phase with the runtime's profiler on (QvProfilerStart): its cost.
+// --trace FILE does too, and writes the timed phase's spans to FILE as a Chrome trace.
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
 //   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
@@ -68,6 +69,7 @@ struct Options {
   std::string device = "cpu";  // the cached op's "device" flag; inputs are created there
   int epoch = 0, batch = 1, clients = 1, inflight = 1, iters = 50, warmup = 5;
   bool profile = false;
+  std::string trace;  // --trace: where the timed phase's Chrome trace goes
   struct ExtraInput {
     std::string name;
     std::vector<int64_t> shape;
@@ -82,7 +84,7 @@ struct Options {
   std::fprintf(stderr,
                "quiver_bench: %s\nusage: quiver_bench --prefix P [--epoch 0] [--batch 1] [--clients 1] "
                "[--inflight 1] [--iters 50] [--warmup 5] [--shape 3,224,224] [--device cpu|gpu(N)] "
-               "[--option key=value ...] [--profile 0|1] [--extra-input NAME:D0,D1,...=V0,V1,... ...]\n",
+               "[--option key=value ...] [--profile 0|1] [--trace FILE] [--extra-input NAME:D0,D1,...=V0,V1,... ...]\n",
                problem.c_str());
   std::exit(2);
 }
@@ -147,6 +149,9 @@ Options ParseArgs(int argc, char** argv) {
     } else if (flag == "--profile") {
       if (value != "0" && value != "1") Usage("--profile wants 0 or 1, got '" + value + "'");
       o.profile = value == "1";
+    } else if (flag == "--trace") {
+      o.trace = value;
+      o.profile = true;
     } else if (flag == "--warmup") {
       o.warmup = PositiveInt(flag, value, 0);
     } else if (flag == "--option") {
@@ -418,6 +423,7 @@ int Run(const Options& o) {
   const double own = OwnCpuTicks() - own0;
   const std::string stats_after = Stats(op);
   if (o.profile) Check(QvProfilerStop(), "QvProfilerStop");
+  if (!o.trace.empty()) Check(QvProfilerDumpTrace(o.trace.c_str()), "QvProfilerDumpTrace");
   clients.clear();
   QvFreeCachedOp(op);
   for (const auto& e : errors)

@@ -2,6 +2,7 @@
 // trace and as aggregate statistics.
 #include <fstream>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "common/profiler.h"
@@ -18,7 +19,13 @@ std::string TraceJson() {
   const std::vector<profiler::Span> spans = profiler::Snapshot(&dropped);
   const profiler::Clock::time_point origin = profiler::Origin();
   nlohmann::json events = nlohmann::json::array();
+  std::set<int> named;  // the device tracks named so far (threads keep their numbers)
   for (const profiler::Span& s : spans) {
+    if (named.insert(s.thread).second) {
+      const std::string track = profiler::TrackName(s.thread);
+      if (!track.empty())
+        events.push_back({{"name", "thread_name"}, {"cat", "metadata"}, {"ph", "M"}, {"pid", 1}, {"tid", s.thread}, {"args", {{"name", track}}}});
+    }
     const profiler::Label& label = *s.label;
     nlohmann::json args = nlohmann::json::object();
     if (!label.op.empty()) args["op"] = label.op;

@@ -16,6 +16,7 @@
 
 #include "common/device.h"
 #include "common/precision.h"
+#include "common/profiler.h"
 #include "graph/fusion_rules.h"
 #include "ops/attrs.h"
 #include "tensor/constant.h"
@@ -146,6 +147,17 @@ class Execution {
   // into the output its kernel adds to). Throws Error. The default is for devices computing in host
   // memory, where steps run synchronously.
   virtual void CopyInOrder(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
+
+  // While the profiler is on, the plan brackets each Run with these: the step's span, labelled `label`,
+  // is recorded once the step has run. The default times it on the calling thread, for devices whose
+  // steps run there; a device that runs them later times them there and records them on completion.
+  virtual void BeginStepSpan() { step_started_ = profiler::Clock::now(); }
+  virtual void EndStepSpan(const profiler::LabelPtr& label) {
+    profiler::Record({label, step_started_, profiler::Clock::now() - step_started_, profiler::ThreadNumber()});
+  }
+
+ private:
+  profiler::Clock::time_point step_started_;
 };
 
 // A plan's steps as one unit, for a backend that records them once and replays the recording.

@@ -1,6 +1,7 @@
 #include "common/profiler.h"
 
 #include <atomic>
+#include <map>
 #include <mutex>
 
 namespace qv::profiler {
@@ -18,6 +19,21 @@ struct State {
 State& TheState() {
   static State* state = new State;  // never destroyed: threads may record while the process exits
   return *state;
+}
+
+std::atomic<int>& NextNumber() {
+  static std::atomic<int> next{1};
+  return next;
+}
+
+struct Tracks {
+  std::mutex mu;
+  std::map<int, std::string> names;  // guarded by mu
+};
+
+Tracks& TheTracks() {
+  static Tracks* tracks = new Tracks;  // never destroyed, as TheState()
+  return *tracks;
 }
 
 }  // namespace
@@ -75,9 +91,23 @@ std::vector<Span> Snapshot(uint64_t* dropped) {
 }
 
 int ThreadNumber() {
-  static std::atomic<int> next{1};
-  thread_local const int number = next.fetch_add(1);
+  thread_local const int number = NextNumber().fetch_add(1);
   return number;
+}
+
+int NewTrack(const std::string& name) {
+  const int number = NextNumber().fetch_add(1);
+  Tracks& t = TheTracks();
+  std::lock_guard<std::mutex> lock(t.mu);
+  t.names[number] = name;
+  return number;
+}
+
+std::string TrackName(int number) {
+  Tracks& t = TheTracks();
+  std::lock_guard<std::mutex> lock(t.mu);
+  const auto found = t.names.find(number);
+  return found == t.names.end() ? std::string() : found->second;
 }
 
 Clock::time_point Origin() {

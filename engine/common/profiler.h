@@ -1,10 +1,10 @@
 // The profiler (QvProfilerStart and the calls beside it): while it is on, every invocation records a
-// span from its start to its end, every request that waited in a queue a span for the wait, and on a
-// backend that runs steps on the invoking thread (the CPU) every plan step a span with its operator,
-// input shapes and fused nodes. A backend that completes asynchronously (CUDA) records the invocation
-// span only: its steps run on the device after the host has enqueued them. Spans stay in memory (at
-// most kMaxSpans; more are counted as dropped) until cleared; the C API writes them as a Chrome trace
-// and as aggregate statistics. Off, the cost is one relaxed atomic load per step and invocation.
+// span from its start to its end, every request that waited in a queue a span for the wait, and every
+// plan step a span with its operator, input shapes and fused nodes: timed on the invoking thread where
+// the backend runs steps there (the CPU), on the device where it enqueues them (CUDA: events around
+// each step, on a track per stream). Spans stay in memory (at most kMaxSpans; more are counted as
+// dropped) until cleared; the C API writes them as a Chrome trace and as aggregate statistics. Off,
+// the cost is one relaxed atomic load per step and invocation.
 #pragma once
 
 #include <chrono>
@@ -51,6 +51,11 @@ void Record(Span span);
 std::vector<Span> Snapshot(uint64_t* dropped);
 // A small number naming the calling thread in traces: 1, 2, ... in order of first use.
 int ThreadNumber();
+// A number, drawn with the threads', for a track of spans that no host thread runs (a GPU stream's),
+// named `name` in traces.
+int NewTrack(const std::string& name);
+// The name of track `number`; empty for a thread.
+std::string TrackName(int number);
 // When the profiler was first started: a trace's time 0.
 Clock::time_point Origin();
 

@@ -317,11 +317,10 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
     if (step.accumulate_input >= 0)
       execution.CopyInOrder(args.outputs[0], args.inputs[step.accumulate_input], step.accumulate_bytes);
     fault::Hit(fault::Site::kKernel);
-    // A step's time is its own only where it runs on this thread, before Run returns.
-    const bool timed = profiler::Enabled() && !backend_.completes_asynchronously();
-    const auto started = timed ? profiler::Clock::now() : profiler::Clock::time_point{};
+    const bool profiled = profiler::Enabled();
+    if (profiled) execution.BeginStepSpan();
     execution.Run(*step.kernel, args, step.parallelism, step.node);
-    if (timed) profiler::Record({step.label, started, profiler::Clock::now() - started, profiler::ThreadNumber()});
+    if (profiled) execution.EndStepSpan(step.label);
   }
 }
 
@@ -380,7 +379,8 @@ void Plan::RunAsync(const std::vector<InputBinding>& inputs, const std::vector<O
                     const std::function<void()>& before_step, Execution::Done done) const {
   CheckBinding(inputs, input_bytes_, "input");
   CheckBinding(outputs, output_bytes_, "output");
-  if (replay_) {
+  // A recording replays its steps as one unit: while the profiler is on they run one by one, each timed.
+  if (replay_ && !profiler::Enabled()) {
     if (before_step) before_step();
     if (replay_->TryRun(inputs, outputs, done)) return;
   }

@@ -1,8 +1,8 @@
 """The runtime's profiler, for every Predictor of the process (QvProfilerStart and the calls beside it).
 
 While it is on, each prediction records a span from its start to its end, each request that waited in a
-queue a span for the wait, and on the CPU each operator of the plan a span with its node name, operator
-type, input shapes and fused nodes (on a GPU, only the predictions'). Spans stay in memory until
+queue a span for the wait, and each operator of the plan a span with its node name, operator type, input
+shapes and fused nodes (on a GPU timed by CUDA events, on a track per stream). Spans stay in memory until
 ``clear()``::
 
     with quiver.profiler.profile("trace.json"):     # Chrome trace: chrome://tracing or ui.perfetto.dev
@@ -60,7 +60,7 @@ def table(top: int = 20) -> str:
     if stats["queue"]["count"]:
         lines[0] += f"; queue wait mean {stats['queue']['mean_us'] / 1000:.3f} ms"
     if not stats["nodes"]:
-        lines.append("no operator spans (the profiler was off, or the model ran on a GPU)")
+        lines.append("no operator spans (the profiler was off while the models ran)")
         return "\n".join(lines)
     for title, key, rows in (("node", "node", stats["nodes"]), ("operator", "op", stats["operators"])):
         width = max(len(title), *(len(r[key]) for r in rows[:top]))

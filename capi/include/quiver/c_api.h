@@ -452,12 +452,13 @@ QV_EXPORT int QvCalibratorFree(QvCalibratorHandle c);
  * Profiler
  *
  * While it is on, the runtime records a span per invocation (start to end; a batch is one invocation
- * of several requests), per request that waited in a queue (its wait), and, on the CPU, per plan step
- * (the node's name as QvCachedOpDescribe gives it, its operator, input shapes and fused nodes; layout
- * conversions as "conversion"). On a GPU only invocation spans are recorded: steps run on the device
- * after the host has enqueued them. Spans are kept in memory (at most 2^20; more are counted as
- * dropped) for every cached op of the process until QvProfilerClear. Off (the default), it costs one
- * atomic load per step.
+ * of several requests), per request that waited in a queue (its wait), and per plan step (the node's
+ * name as QvCachedOpDescribe gives it, its operator, input shapes and fused nodes; layout conversions
+ * as "conversion"). On a GPU a step's span is timed by CUDA events on its stream and placed on a track
+ * of its own, named after the stream ("gpu(0) stream 1"); while the profiler is on, a plan's steps run
+ * one by one instead of replaying its CUDA graph. Spans are kept in memory (at most 2^20; more are
+ * counted as dropped) for every cached op of the process until QvProfilerClear. Off (the default), it
+ * costs one atomic load per step.
  * ------------------------------------------------------------------------------------------------- */
 
 /* Starts recording; spans already kept stay. Never blocks. */
@@ -471,8 +472,9 @@ QV_EXPORT int QvProfilerStop(void);
 QV_EXPORT int QvProfilerClear(void);
 
 /* The spans as a Chrome trace (chrome://tracing, Perfetto: {"traceEvents": [...]}, complete events in
- * microseconds from the profiler's first start, one "tid" per runtime thread; "otherData" holds the
- * dropped count). *json is valid until the next QvProfilerGetTrace on this thread. */
+ * microseconds from the profiler's first start, one "tid" per runtime thread or GPU stream, a GPU
+ * stream's named by a "thread_name" metadata event; "otherData" holds the dropped count). *json is
+ * valid until the next QvProfilerGetTrace on this thread. */
 QV_EXPORT int QvProfilerGetTrace(const char **json);
 
 /* Writes QvProfilerGetTrace's JSON to `path`. Fails with QV_ERR_INVALID_ARGUMENT when the file cannot

@@ -17,7 +17,7 @@ HELP = "run a model and show the nodes and operator types that take its time; wr
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "profile", help=HELP, description=HELP + ". One warm-up prediction, then --runs predictions of random "
-        "inputs with the profiler on. Operators are timed on the CPU; on a GPU only whole predictions are.")
+        "inputs with the profiler on. On a GPU operators are timed by CUDA events (docs/profiling.rst).")
     cli_args.add_model(parser, "an input's shape, batch first (required for each input; repeatable)")
     parser.add_argument("--runs", type=int, default=10, help="predictions profiled (default 10)")
     parser.add_argument("--top", type=int, default=15, help="rows of each table (default 15)")

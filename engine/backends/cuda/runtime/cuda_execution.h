@@ -3,7 +3,8 @@
 // rows scattered back likewise), every step enqueued on it in order,
 // and an event recorded after the last step. Finish waits on the event; FinishAsync hands the event,
 // the stream and the pinned staging to the device's CompletionPoller, which reports completion from
-// its own thread and only then gives them back, so no engine thread waits on the GPU.
+// its own thread and only then gives them back, so no engine thread waits on the GPU. While the
+// profiler is on, timing events bracket each step; their spans are recorded on completion.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -33,8 +34,17 @@ class CudaExecution : public Execution {
   void Gather(void* dst, size_t bytes, const InputBinding& pieces) override;
   void Scatter(const void* src, const OutputBinding& pieces) override;
   void CopyInOrder(void* dst, const void* src, size_t bytes) override;
+  void BeginStepSpan() override;
+  void EndStepSpan(const profiler::LabelPtr& label) override;
 
  private:
+  // A profiled step: timing events recorded on the stream before and after it.
+  struct TimedStep {
+    profiler::LabelPtr label;
+    cudaEvent_t begin = nullptr;
+    cudaEvent_t end = nullptr;
+  };
+
   // What the enqueued work uses: returned (never waited for) when destroyed, so only once the work
   // has completed.
   struct InFlight {
@@ -47,6 +57,12 @@ class CudaExecution : public Execution {
     StreamPool::Lease stream;
     cudaEvent_t done = nullptr;
     std::vector<void*> pinned;   // from PinnedHostMemory()
+    std::vector<TimedStep> timed;  // the last one's end is missing while its step is being enqueued
+
+    // Records the timed steps' spans, on the stream's track, once every step has completed: the
+    // device measured each step and the time from its start to the last step's end, which is placed
+    // at the host's now (at most the completion thread's wake-up later than it was).
+    void RecordStepSpans() const;
   };
 
   const Device device_;

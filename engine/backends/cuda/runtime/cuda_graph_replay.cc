@@ -30,6 +30,9 @@ class SlotExecution : public Execution {
     EnqueueDeviceCopy(context_, dst, src, bytes, device_.id);
   }
   void Finish() override { throw Error(Status::kInternal, "a slot's steps are finished by its replay"); }
+  // A recording's steps run as one unit: they have no spans of their own.
+  void BeginStepSpan() override {}
+  void EndStepSpan(const profiler::LabelPtr&) override {}
 
  private:
   void ThrowIfCaptureBroken(const std::string& node) const {

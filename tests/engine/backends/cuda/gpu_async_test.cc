@@ -1,8 +1,8 @@
 // Asynchrony of GPU cached ops through the C API: an invocation returns while its kernels run, CanRead
 // never blocks, OnReady runs on a runtime thread (never a CUDA callback), many threads share one op,
 // freeing the op and inputs with work in flight is safe, CUDA graphs change no bit of the results,
-// CPU inputs give what GPU inputs give, and the scheduling flags (batching, deadlines, cancel) work on
-// a GPU op. Models are chains of FullyConnected + ReLU, and a small ResNet (convolutions with
+// CPU inputs give what GPU inputs give, the scheduling flags (batching, deadlines, cancel) work on
+// a GPU op, and the profiler times every step on the device. Models are chains of FullyConnected + ReLU, and a small ResNet (convolutions with
 // BatchNorm folded in, residual sums, ReLU): every operator in them has a CUDA kernel.
 #include <catch2/catch.hpp>
 
@@ -19,6 +19,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "conv_graphs.h"
 #include "quiver/c_api.h"
@@ -442,6 +444,59 @@ TEST_CASE("GPU deadlines and cancellation end invocations with their own status"
   // The op goes on serving.
   const Array next = op.Start(in.get());
   CHECK(QvNDArrayWaitToRead(next.get()) == QV_OK);
+}
+
+TEST_CASE("GPU profiler: every step has a span timed on its stream, inside its invocation's span", "[gpu]") {
+  const Model chain = MakeChain(4, 512);
+  std::mt19937 rng(12);
+  const Tensor input = qv_test::Random({64, 512}, &rng);
+  const std::vector<std::string> nodes = {"fc0", "fc1", "fc2", "fc3", "prob"};  // each ReLU fused into its fc
+  for (const char* graphs : {"true", "false"}) {
+    INFO("cuda_graphs=" << graphs);
+    const Op op(chain, {{"device", "gpu(0)"}, {"cuda_graphs", graphs}});
+    const Array in = Array::FromTensor(input, QV_GPU);
+    const Tensor unprofiled = op.Start(in.get()).ToTensor();  // compiles (and records) outside the profile
+    constexpr int kRuns = 5;
+    REQUIRE(QvProfilerClear() == QV_OK);
+    REQUIRE(QvProfilerStart() == QV_OK);
+    std::vector<Tensor> profiled;
+    for (int i = 0; i < kRuns; ++i) profiled.push_back(op.Start(in.get()).ToTensor());
+    REQUIRE(QvProfilerStop() == QV_OK);
+    for (const Tensor& out : profiled) CHECK(SameBits(out, unprofiled));
+
+    const char* text = nullptr;
+    REQUIRE(QvProfilerGetTrace(&text) == QV_OK);
+    const nlohmann::json trace = nlohmann::json::parse(text);
+    std::map<int, std::string> tracks;
+    std::vector<nlohmann::json> invocations, steps;
+    for (const auto& e : trace.at("traceEvents")) {
+      if (e.at("ph") == "M") tracks[e.at("tid").get<int>()] = e.at("args").at("name").get<std::string>();
+      else if (e.at("cat") == "invocation") invocations.push_back(e);
+      else if (e.at("cat") == "operator" || e.at("cat") == "conversion") steps.push_back(e);
+    }
+    REQUIRE(invocations.size() == kRuns);
+    std::map<std::string, int> per_node;
+    for (const auto& step : steps) {
+      INFO(step.dump());
+      per_node[step.at("name").get<std::string>()] += 1;
+      const double start = step.at("ts").get<double>(), end = start + step.at("dur").get<double>();
+      CHECK(step.at("dur").get<double>() > 0);
+      REQUIRE(tracks.count(step.at("tid").get<int>()) == 1);
+      CHECK(tracks[step.at("tid").get<int>()].rfind("gpu(0) stream ", 0) == 0);
+      // Within its invocation's span (1 us for rounding to the trace's microseconds).
+      const bool inside = std::any_of(invocations.begin(), invocations.end(), [&](const nlohmann::json& inv) {
+        const double from = inv.at("ts").get<double>(), to = from + inv.at("dur").get<double>();
+        return start >= from - 1 && end <= to + 1;
+      });
+      CHECK(inside);
+    }
+    for (const std::string& node : nodes) CHECK(per_node[node] == kRuns);
+    for (const auto& [node, count] : per_node) {
+      INFO(node);
+      CHECK(count == kRuns);
+    }
+  }
+  REQUIRE(QvProfilerClear() == QV_OK);
 }
 
 }  // namespace

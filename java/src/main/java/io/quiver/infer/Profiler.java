@@ -5,8 +5,8 @@ import io.quiver.infer.internal.QuiverCapi;
 /**
  * The runtime's profiler, for every model of the process ({@code QvProfilerStart} and the calls beside it).
  * While it is on, each prediction records a span from its start to its end, each request that waited in a
- * queue a span for the wait, and on the CPU each operator of the plan a span with its node name, operator
- * type, input shapes and fused nodes (on a GPU, only the predictions'). Spans stay in memory until
+ * queue a span for the wait, and each operator of the plan a span with its node name, operator type, input
+ * shapes and fused nodes (on a GPU timed by CUDA events, on a track per stream). Spans stay in memory until
  * {@link #clear()}.
  *
  * <pre>{@code
