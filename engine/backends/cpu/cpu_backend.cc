@@ -86,38 +86,25 @@ class CpuBackend : public Backend {
 
   std::unique_ptr<ConstantStore> NewConstantStore() const override { return std::make_unique<ConstantCache>(); }
 
-  qv::KernelBuild BuildKernel(const qv::KernelRequest& request) const override {
+  KernelBuild BuildKernel(const KernelRequest& request) const override {
     const CpuKernel kernel = FindCpuKernel(request.attrs.op());
     Check(kernel.factory != nullptr, Status::kUnsupported, request.attrs.Where() + "has no kernel on cpu(0)");
-    std::vector<cpu::ValueInfo> inputs;
+    std::vector<ValueInfo> inputs;
     for (const auto& in : request.inputs) {
-      const Desc& desc = DescOf(*in.layout);
-      if (IsQuantized(desc) && !kernel.reads_int8) inputs.push_back({in.type, PlainDesc(in.type.shape), in.constant, {}});
-      else inputs.push_back({in.type, desc, in.constant, QuantizationOf(*in.layout)});
+      if (IsQuantized(DescOf(in)) && !kernel.reads_int8) inputs.push_back({in.type, PlainLayout(in.type), in.constant});
+      else inputs.push_back(in);
     }
-    cpu::KernelBuild built;
+    KernelBuild build;
     try {
       const WholeBudgetThreads threads;
-      built = kernel.factory({request.attrs, static_cast<ConstantCache&>(request.constants), inputs, request.outputs,
-                              request.precision});
+      build = kernel.factory(
+          {request.attrs, request.constants, inputs, request.outputs, request.precision, request.device});
     } catch (const dnnl::error& e) {
       throw Error(Status::kUnsupported, request.attrs.Where() + "oneDNN cannot build its kernel: " + e.what());
     }
     // The kernel just built brought oneDNN's global state into being.
     static std::once_flag stop_workers_at_exit;
     std::call_once(stop_workers_at_exit, Engine::StopWorkersAtExit);
-
-    qv::KernelBuild build;
-    build.runtime_inputs = std::move(built.runtime_inputs);
-    built.input_quants.resize(built.input_descs.size());
-    built.output_quants.resize(built.output_descs.size());
-    for (size_t i = 0; i < built.input_descs.size(); ++i)
-      build.input_layouts.push_back(ToLayout(built.input_descs[i], built.input_quants[i]));
-    for (size_t i = 0; i < built.output_descs.size(); ++i)
-      build.output_layouts.push_back(ToLayout(built.output_descs[i], built.output_quants[i]));
-    build.accumulate_input = built.accumulate_input;
-    build.flops = built.flops;
-    build.kernel = std::move(built.kernel);
     return build;
   }
 

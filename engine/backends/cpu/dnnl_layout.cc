@@ -43,4 +43,14 @@ const Desc& DescOf(const Layout& layout) { return Cast(layout).desc(); }
 
 Quantization QuantizationOf(const Layout& layout) { return Cast(layout).quant(); }
 
+int AddRuntimeInput(KernelBuild& build, int input, const Desc& desc, const Quantization& quant) {
+  build.runtime_inputs.push_back(input);
+  build.input_layouts.push_back(ToLayout(desc, quant));
+  return static_cast<int>(build.runtime_inputs.size()) - 1;
+}
+
+void AddOutput(KernelBuild& build, const Desc& desc, const Quantization& quant) {
+  build.output_layouts.push_back(ToLayout(desc, quant));
+}
+
 }  // namespace qv::cpu

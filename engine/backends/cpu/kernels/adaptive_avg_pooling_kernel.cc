@@ -42,9 +42,8 @@ class AdaptiveAvgPoolKernel : public Kernel {
 KernelBuild BuildAdaptiveAvgPool(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<AdaptiveAvgPoolKernel>(ResolveAdaptiveAvgPool(req.attrs, x));
   return build;
 }

@@ -41,9 +41,8 @@ KernelBuild BuildAmpMultiCast(const KernelRequest& req) {
   std::vector<int64_t> sizes;
   for (int i = 0; i < n; ++i) {
     const Shape& shape = req.inputs[static_cast<size_t>(i)].type.shape;
-    build.runtime_inputs.push_back(i);
-    build.input_descs.push_back(PlainDesc(shape));
-    build.output_descs.push_back(PlainDesc(shape));
+    AddRuntimeInput(build, i, PlainDesc(shape));
+    AddOutput(build, PlainDesc(shape));
     sizes.push_back(ElementCount(shape));
   }
   build.kernel = std::make_unique<CopyEachKernel>(std::move(sizes));

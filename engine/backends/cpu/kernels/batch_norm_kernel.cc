@@ -52,28 +52,28 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   const Shape& shape = req.inputs[0].type.shape;
   const int64_t c = shape[1];
   const bool relu = !p.post_ops.empty();  // only a ReLU is ever fused (BatchNormParams::Parse)
+  // Normalisation works on any layout; keep the producer's.
+  const Desc& data = DescOf(req.inputs[0]);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  if (req.inputs[0].desc == PlainDesc(shape)) {
+  AddRuntimeInput(build, 0, data);
+  AddOutput(build, data);
+  if (data == PlainDesc(shape)) {
     const auto plain = [&](int input) { return req.inputs[input].constant->plain().data_as<float>(); };
-    build.input_descs = {req.inputs[0].desc};
-    build.output_descs = {req.inputs[0].desc};
     build.kernel = std::make_unique<PlainBatchNormKernel>(p.ScaleShift(plain(1), plain(2), plain(3), plain(4), c),
                                                           shape, relu);
     return build;
   }
 
+  ConstantCache& constants = CpuConstants(req);
   const Desc vec({c}, memory::data_type::f32, memory::format_tag::a);
   std::shared_ptr<void> scale;
   if (p.fix_gamma) {  // MXNet ignores the stored gamma and scales by 1
     scale = AllocateConstant(c * sizeof(float));
     std::fill_n(static_cast<float*>(scale.get()), c, 1.f);
   } else {
-    scale = req.constants.Get(req.inputs[1].constant, vec, vec);
+    scale = constants.Get(req.inputs[1].constant, vec, vec);
   }
 
-  // Normalisation works on any layout; keep the producer's.
-  const Desc data = req.inputs[0].desc;
   auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
                dnnl::normalization_flags::use_shift;
   if (relu) flags = flags | dnnl::normalization_flags::fuse_norm_relu;
@@ -84,13 +84,11 @@ KernelBuild BuildBatchNorm(const KernelRequest& req) {
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, data};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, data};
-  args[DNNL_ARG_MEAN] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[3].constant, vec, vec), vec};
-  args[DNNL_ARG_VARIANCE] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[4].constant, vec, vec), vec};
+  args[DNNL_ARG_MEAN] = {ArgSource::kConstant, 0, constants.Get(req.inputs[3].constant, vec, vec), vec};
+  args[DNNL_ARG_VARIANCE] = {ArgSource::kConstant, 0, constants.Get(req.inputs[4].constant, vec, vec), vec};
   args[DNNL_ARG_SCALE] = {ArgSource::kConstant, 0, scale, vec};
-  args[DNNL_ARG_SHIFT] = {ArgSource::kConstant, 0, req.constants.Get(req.inputs[2].constant, vec, vec), vec};
+  args[DNNL_ARG_SHIFT] = {ArgSource::kConstant, 0, constants.Get(req.inputs[2].constant, vec, vec), vec};
 
-  build.input_descs = {data};
-  build.output_descs = {data};
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;
 }

@@ -52,9 +52,8 @@ KernelBuild BuildBilinearResize(const KernelRequest& req) {
   std::vector<Shape> shapes;
   for (const auto& in : req.inputs) shapes.push_back(in.type.shape);
   KernelBuild build;
-  build.runtime_inputs = {0};  // mode 'like' reads only the shape of its second input
-  build.input_descs = {PlainDesc(shapes[0])};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, PlainDesc(shapes[0]));  // mode 'like' reads only the shape of its second input
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<BilinearResizeKernel>(ResolveBilinearResize(req.attrs, shapes));
   return build;
 }

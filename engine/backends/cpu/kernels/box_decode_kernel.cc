@@ -52,9 +52,9 @@ class BoxDecodeKernel : public Kernel {
 KernelBuild BuildBoxDecode(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
-  build.input_descs = {PlainDesc(x), PlainDesc(req.inputs[1].type.shape)};
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  AddRuntimeInput(build, 1, PlainDesc(req.inputs[1].type.shape));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<BoxDecodeKernel>(BoxDecodeParams::Parse(req.attrs), x[0], x[1]);
   return build;
 }

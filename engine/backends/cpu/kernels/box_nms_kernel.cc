@@ -120,9 +120,8 @@ KernelBuild BuildBoxNms(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   const int64_t width = x.back(), boxes = x[x.size() - 2];
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<BoxNmsKernel>(BoxNmsParams::Parse(req.attrs, width), ElementCount(x) / (boxes * width),
                                                 boxes, width);
   return build;

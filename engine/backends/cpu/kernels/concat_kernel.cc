@@ -30,7 +30,8 @@ class RequantizingConcatKernel : public Kernel {
 
 bool AllFixedInt8(const std::vector<ValueInfo>& inputs) {
   return std::all_of(inputs.begin(), inputs.end(), [](const ValueInfo& in) {
-    return IsQuantized(in.desc) && in.quant.scale > 0 && in.quant.levels > 0;
+    const Quantization quant = QuantizationOf(in);
+    return IsQuantized(DescOf(in)) && quant.scale > 0 && quant.levels > 0;
   });
 }
 
@@ -38,8 +39,9 @@ KernelBuild BuildInt8Concat(const KernelRequest& req, int dim) {
   bool any_signed = false;
   float range = 0;
   for (const ValueInfo& in : req.inputs) {
-    any_signed = any_signed || in.desc.get_data_type() == dnnl::memory::data_type::s8;
-    range = std::max(range, in.quant.scale * in.quant.levels);
+    const Quantization quant = QuantizationOf(in);
+    any_signed = any_signed || DescOf(in).get_data_type() == dnnl::memory::data_type::s8;
+    range = std::max(range, quant.scale * quant.levels);
   }
   const DType out_type = any_signed ? DType::kInt8 : DType::kUInt8;
   const float levels = Int8Hints::DataLevels(out_type);
@@ -51,6 +53,7 @@ KernelBuild BuildInt8Concat(const KernelRequest& req, int dim) {
   dnnl::memory::dims offsets(dst.get_dims().size(), 0);
   for (size_t i = 0; i < req.inputs.size(); ++i) {
     const ValueInfo& in = req.inputs[i];
+    const Desc& src = DescOf(in);
     const dnnl::memory::dims dims = ToDims(in.type.shape);
     const Desc slice = dst.submemory_desc(dims, offsets);
     offsets[dim] += dims[dim];
@@ -59,21 +62,18 @@ KernelBuild BuildInt8Concat(const KernelRequest& req, int dim) {
     attr.set_scales_mask(DNNL_ARG_DST, 0);
     const int index = static_cast<int>(i);
     std::unordered_map<int, ArgSource> args;
-    args[DNNL_ARG_FROM] = {ArgSource::kInput, index, nullptr, in.desc};
+    args[DNNL_ARG_FROM] = {ArgSource::kInput, index, nullptr, src};
     args[DNNL_ARG_TO] = {ArgSource::kOutput, 0, nullptr, slice};
-    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, index, nullptr, ScaleDesc(), ScaleOffset(in.desc)};
+    args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_SRC] = {ArgSource::kInputScale, index, nullptr, ScaleDesc(), ScaleOffset(src)};
     args[DNNL_ARG_ATTR_SCALES | DNNL_ARG_DST] = {ArgSource::kOutputScale, 0, nullptr, ScaleDesc(), ScaleOffset(dst)};
     // The first part writes the output's scale, which every part reads.
     std::vector<ScaleWrite> writes;
     if (i == 0) writes.push_back({0, ScaleOffset(dst), out_quant.scale});
-    const dnnl::reorder::primitive_desc pd(CpuEngine(), in.desc, CpuEngine(), slice, attr);
+    const dnnl::reorder::primitive_desc pd(CpuEngine(), src, CpuEngine(), slice, attr);
     parts.push_back(std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes)));
-    build.runtime_inputs.push_back(index);
-    build.input_descs.push_back(in.desc);
-    build.input_quants.push_back(in.quant);
+    AddRuntimeInput(build, index, src, QuantizationOf(in));
   }
-  build.output_descs = {dst};
-  build.output_quants = {out_quant};
+  AddOutput(build, dst, out_quant);
   build.kernel = std::make_unique<RequantizingConcatKernel>(std::move(parts));
   return build;
 }
@@ -85,18 +85,18 @@ KernelBuild BuildConcat(const KernelRequest& req) {
   std::vector<Desc> srcs;
   std::unordered_map<int, ArgSource> args;
   bool mixed = false;
+  const auto first_type = DescOf(req.inputs[0]).get_data_type();
   for (const ValueInfo& in : req.inputs)
-    mixed = mixed || IsQuantized(in.desc) || in.desc.get_data_type() != req.inputs[0].desc.get_data_type();
+    mixed = mixed || IsQuantized(DescOf(in)) || DescOf(in).get_data_type() != first_type;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
-    srcs.push_back(mixed ? PlainDesc(req.inputs[i].type.shape) : req.inputs[i].desc);
-    build.runtime_inputs.push_back(static_cast<int>(i));
+    srcs.push_back(mixed ? PlainDesc(req.inputs[i].type.shape) : DescOf(req.inputs[i]));
+    AddRuntimeInput(build, static_cast<int>(i), srcs.back());
     args[DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i)] = {ArgSource::kInput, static_cast<int>(i), nullptr, srcs.back()};
   }
   const dnnl::primitive_desc_base base = dnnl::concat::primitive_desc(CpuEngine(), dim, srcs, BaseAttr());
   const Desc dst = base.dst_desc(0);
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  build.input_descs = srcs;
-  build.output_descs = {dst};
+  AddOutput(build, dst);
   build.kernel = std::make_unique<DnnlKernel>(base, std::move(args));
   return build;
 }

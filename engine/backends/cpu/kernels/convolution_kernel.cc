@@ -71,9 +71,10 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
   Quantization sum_quant;
   auto sum_type = out_type;
   if (sum && int8_out) {
-    const bool fixed = IsQuantized(sum->desc) && sum->quant.scale > 0;
-    sum_type = fixed ? sum->desc.get_data_type() : memory::data_type::s8;
-    sum_quant = fixed ? sum->quant : Quantization{Int8Hints::Step(h.out_range, 127.5f), 127.5f};
+    const Quantization quant = QuantizationOf(*sum);
+    const bool fixed = IsQuantized(DescOf(*sum)) && quant.scale > 0;
+    sum_type = fixed ? DescOf(*sum).get_data_type() : memory::data_type::s8;
+    sum_quant = fixed ? quant : Quantization{Int8Hints::Step(h.out_range, 127.5f), 127.5f};
   }
   dnnl::primitive_attr attr = ConvAttr(p, int8_out ? sum_quant.scale : 1.f, int8_out ? sum_type : memory::data_type::undef);
   attr.set_scales_mask(DNNL_ARG_SRC, 0);
@@ -90,24 +91,20 @@ KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionPara
       Desc(ToDims(data.type.shape), in.type, any), Desc(wdims, memory::data_type::s8, any), bias_desc, dst_any,
       strides, dilates, pad, pad, attr);
   const Desc src = pd.src_desc(), dst = pd.dst_desc();
-  const Int8Weights w = QuantizeWeights(req.constants, weight.constant, PlainWeights(p, wdims, memory::data_type::s8),
+  ConstantCache& constants = CpuConstants(req);
+  const Int8Weights w = QuantizeWeights(constants, weight.constant, PlainWeights(p, wdims, memory::data_type::s8),
                                         pd.weights_desc(), channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,
-                            bias ? req.constants.Get(bias->constant, bias_desc, bias_desc) : nullptr, bias_desc,
+                            bias ? constants.Get(bias->constant, bias_desc, bias_desc) : nullptr, bias_desc,
                             int8_out ? &out : nullptr);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {src};
-  build.input_quants = {in.quant};
-  build.output_descs = {dst};
-  if (int8_out) build.output_quants = {out};
+  AddRuntimeInput(build, 0, src, in.quant);
+  AddOutput(build, dst, int8_out ? out : Quantization{});
   if (sum) {
-    build.runtime_inputs.push_back(static_cast<int>(req.inputs.size()) - 1);
-    build.input_descs.push_back(int8_out ? Desc(out_dims, sum_type, channels_last) : dst);
-    build.input_quants.push_back(sum_quant);
-    build.accumulate_input = 1;
+    const Desc sum_desc = int8_out ? Desc(out_dims, sum_type, channels_last) : dst;
+    build.accumulate_input = AddRuntimeInput(build, static_cast<int>(req.inputs.size()) - 1, sum_desc, sum_quant);
   }
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(a.args), std::move(a.writes));
@@ -150,25 +147,26 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
                                                        bias_desc, dst_any, strides, dilates, pad, pad, ConvAttr(p));
   const Desc src = pd.src_desc(), wei = pd.weights_desc(), dst = pd.dst_desc();
 
+  ConstantCache& constants = CpuConstants(req);
   KernelBuild build;
   std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, build.AddRuntimeInput(0, src), nullptr, src};
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, AddRuntimeInput(build, 0, src), nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   const Desc wei_plain = PlainWeights(p, wdims, f32);
   if (weight.constant) {
-    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, constants.Get(weight.constant, wei_plain, wei), wei};
   } else {
     // A weight the graph computes (SiamRPN's correlation): row-major from the plan, packed per run.
-    const int at = build.AddRuntimeInput(1, PlainDesc(w));
+    const int at = AddRuntimeInput(build, 1, PlainDesc(w));
     args[DNNL_ARG_WEIGHTS] = wei == wei_plain ? ArgSource{ArgSource::kInput, at, nullptr, wei}
                                               : ArgSource{ArgSource::kPackedInput, at, nullptr, wei, 0, wei_plain};
   }
   if (bias && bias->constant)
-    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
   else if (bias)
-    args[DNNL_ARG_BIAS] = {ArgSource::kInput, build.AddRuntimeInput(2, bias_desc), nullptr, bias_desc};
-  if (p.has_sum()) build.accumulate_input = build.AddRuntimeInput(static_cast<int>(req.inputs.size()) - 1, dst);
-  build.output_descs = {dst};
+    args[DNNL_ARG_BIAS] = {ArgSource::kInput, AddRuntimeInput(build, 2, bias_desc), nullptr, bias_desc};
+  if (p.has_sum()) build.accumulate_input = AddRuntimeInput(build, static_cast<int>(req.inputs.size()) - 1, dst);
+  AddOutput(build, dst);
   build.flops = MultiplyAddFlops(req.outputs[0].shape, w);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;

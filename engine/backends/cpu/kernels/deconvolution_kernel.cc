@@ -60,16 +60,16 @@ KernelBuild BuildDeconvolution(const KernelRequest& req) {
       bias_desc, dst_any, strides, dilates, pad_l, pad_r, DeconvAttr(p));
   const Desc src = pd.src_desc(), wei = pd.weights_desc(), dst = pd.dst_desc();
 
+  ConstantCache& constants = CpuConstants(req);
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_SRC] = {ArgSource::kInput, 0, nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
-  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
-  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+  args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, constants.Get(weight.constant, wei_plain, wei), wei};
+  if (bias) args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
 
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {src};
-  build.output_descs = {dst};
+  AddRuntimeInput(build, 0, src);
+  AddOutput(build, dst);
   // Every input pixel meets every weight of its group once: 2 flops each.
   build.flops = 2.0 * static_cast<double>(ElementCount(data.type.shape)) * static_cast<double>(ElementCount(w) / w[0]);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));

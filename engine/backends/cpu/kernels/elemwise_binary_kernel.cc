@@ -113,7 +113,6 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   const Shape& b = req.inputs[1].type.shape;
   const Shape& out = req.outputs[0].shape;
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
   // oneDNN's binary reads its first source (`large`, the output's shape) in any layout, and its second
   // either in that layout (equal shapes) or row-major, broadcast.
   const std::optional<dnnl::algorithm> algorithm = DnnlAlgorithm(f);
@@ -121,8 +120,8 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   std::optional<Shape> small_shape;
   if (algorithm && a == out && (small_shape = BroadcastShape(b, a))) large = 0;
   else if (algorithm && Commutes(f) && b == out && (small_shape = BroadcastShape(a, b))) large = 1;
-  const bool plain_only = f == BinaryMath::kDiv && large >= 0 && req.inputs[large].desc != PlainDesc(out);
-  const Desc layout = large >= 0 ? req.inputs[large].desc : Desc();
+  const bool plain_only = f == BinaryMath::kDiv && large >= 0 && DescOf(req.inputs[large]) != PlainDesc(out);
+  const Desc layout = large >= 0 ? DescOf(req.inputs[large]) : Desc();
   const Desc other = large < 0 ? Desc() : a == b ? layout : PlainDesc(*small_shape);  // as oneDNN reads it
   std::optional<dnnl::binary::primitive_desc> pd;
   if (large >= 0 && !plain_only) pd.emplace(CpuEngine(), *algorithm, layout, other, layout, BaseAttr());
@@ -130,8 +129,9 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   // (ResNeSt's (1, 2, 64, 1, 1) into (1, 2, 64, 56, 56)) its reference kernel took 15 ms where the
   // loop takes well under 1.
   if (!pd || std::string(pd->impl_info_str()).rfind("ref", 0) == 0) {
-    build.input_descs = {PlainDesc(a), PlainDesc(b)};
-    build.output_descs = {PlainDesc(out)};
+    AddRuntimeInput(build, 0, PlainDesc(a));
+    AddRuntimeInput(build, 1, PlainDesc(b));
+    AddOutput(build, PlainDesc(out));
     build.kernel = std::make_unique<BroadcastKernel>(f, a, b, out);
     return build;
   }
@@ -140,10 +140,10 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   args[DNNL_ARG_SRC_0] = {ArgSource::kInput, large, nullptr, layout};
   args[DNNL_ARG_SRC_1] = {ArgSource::kInput, small, nullptr, other};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, layout};
-  build.input_descs.resize(2);
-  build.input_descs[large] = layout;
-  build.input_descs[small] = a == b ? layout : PlainDesc(req.inputs[small].type.shape);  // same bytes as `other`
-  build.output_descs = {layout};
+  const Desc small_desc = a == b ? layout : PlainDesc(req.inputs[small].type.shape);  // same bytes as `other`
+  AddRuntimeInput(build, 0, large == 0 ? layout : small_desc);
+  AddRuntimeInput(build, 1, large == 1 ? layout : small_desc);
+  AddOutput(build, layout);
   build.kernel = std::make_unique<DnnlKernel>(*pd, std::move(args));
   return build;
 }

@@ -34,13 +34,12 @@ class ElementwiseLoopKernel : public Kernel {
 // row-major float32 data (a bfloat16 input is converted first).
 template <typename F>
 KernelBuild BuildElementwiseLoop(const KernelRequest& req, F f, bool keeps_zero) {
-  const Desc& in = req.inputs[0].desc;
+  const Desc& in = DescOf(req.inputs[0]);
   const bool own_layout = keeps_zero && in.get_data_type() == dnnl::memory::data_type::f32;
   const Desc data = own_layout ? in : PlainDesc(req.inputs[0].type.shape);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {data};
-  build.output_descs = {data};
+  AddRuntimeInput(build, 0, data);
+  AddOutput(build, data);
   build.kernel = std::make_unique<ElementwiseLoopKernel<F>>(f, static_cast<int64_t>(data.get_size() / sizeof(float)));
   return build;
 }

@@ -22,7 +22,7 @@ class FillKernel : public Kernel {
 
 KernelBuild Finish(const Shape& out, std::vector<float> values) {
   KernelBuild build;
-  build.output_descs = {PlainDesc(out)};
+  AddOutput(build, PlainDesc(out));
   build.kernel = std::make_unique<FillKernel>(std::move(values));
   return build;
 }

@@ -34,7 +34,7 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const memory::dims wdims = view_4d ? memory::dims{p.num_hidden, x[1], x[2], x[3]} : memory::dims{p.num_hidden, k};
   const auto wtag = view_4d ? memory::format_tag::oihw : memory::format_tag::ab;
   Desc src = Desc({rows, k}, in.type, memory::format_tag::ab);
-  if (view_4d) src = IsQuantized(data.desc) ? data.desc : Desc(ToDims(x), in.type, memory::format_tag::any);
+  if (view_4d) src = IsQuantized(DescOf(data)) ? DescOf(data) : Desc(ToDims(x), in.type, memory::format_tag::any);
   const bool int8_out = h.out_type != DType::kFloat32;
   const Desc dst({rows, p.num_hidden}, DnnlType(h.out_type), memory::format_tag::ab);
   const Desc bias = p.no_bias ? Desc() : Desc({p.num_hidden}, memory::data_type::f32, memory::format_tag::a);
@@ -48,20 +48,18 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
                                                          bias, dst, attr);
   src = pd.src_desc();
   const Desc input_desc = view_4d ? src : PlainDesc(x, in.type);
-  const Int8Weights w = QuantizeWeights(req.constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
+  ConstantCache& constants = CpuConstants(req);
+  const Int8Weights w = QuantizeWeights(constants, weight.constant, Desc(wdims, memory::data_type::s8, wtag),
                                         pd.weights_desc(), channelwise, h.weight_levels);
 
   const Quantization out = Int8Output(h);
   // src is the input's layout, or a 2-D view of its row-major bytes: the scale follows the same bytes.
   Int8Args a = MakeInt8Args(src, dst, pd.weights_desc(), w,
-                            p.no_bias ? nullptr : req.constants.Get(req.inputs[2].constant, bias, bias), bias,
+                            p.no_bias ? nullptr : constants.Get(req.inputs[2].constant, bias, bias), bias,
                             int8_out ? &out : nullptr);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {input_desc};
-  build.input_quants = {in.quant};
-  build.output_descs = {PlainDesc(req.outputs[0].shape, dst.get_data_type())};
-  if (int8_out) build.output_quants = {out};
+  AddRuntimeInput(build, 0, input_desc, in.quant);
+  AddOutput(build, PlainDesc(req.outputs[0].shape, dst.get_data_type()), int8_out ? out : Quantization{});
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(a.args), std::move(a.writes));
   return build;
@@ -90,7 +88,7 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   Desc src, wei_plain, wei_any;
   if (view_4d) {
     // The producer's layout when it is in the compute type already, else the one oneDNN prefers.
-    src = data.desc.get_data_type() == type ? data.desc : Desc(ToDims(x), type, memory::format_tag::any);
+    src = DescOf(data).get_data_type() == type ? DescOf(data) : Desc(ToDims(x), type, memory::format_tag::any);
     wei_plain = Desc({p.num_hidden, x[1], x[2], x[3]}, f32, memory::format_tag::oihw);
     wei_any = Desc({p.num_hidden, x[1], x[2], x[3]}, type, memory::format_tag::any);
   } else {
@@ -107,26 +105,27 @@ KernelBuild BuildFullyConnected(const KernelRequest& req) {
   const Desc input_desc = view_4d ? src : PlainDesc(x, type);
   const Desc wei = pd.weights_desc();
 
+  ConstantCache& constants = CpuConstants(req);
   KernelBuild build;
   std::unordered_map<int, ArgSource> args;
-  args[DNNL_ARG_SRC] = {ArgSource::kInput, build.AddRuntimeInput(0, input_desc), nullptr, src};
+  args[DNNL_ARG_SRC] = {ArgSource::kInput, AddRuntimeInput(build, 0, input_desc), nullptr, src};
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   if (weight.constant) {
-    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, req.constants.Get(weight.constant, wei_plain, wei), wei};
+    args[DNNL_ARG_WEIGHTS] = {ArgSource::kConstant, 0, constants.Get(weight.constant, wei_plain, wei), wei};
   } else {  // row-major from the plan, packed per run
-    const int at = build.AddRuntimeInput(1, wei_plain);
+    const int at = AddRuntimeInput(build, 1, wei_plain);
     args[DNNL_ARG_WEIGHTS] = wei == wei_plain ? ArgSource{ArgSource::kInput, at, nullptr, wei}
                                               : ArgSource{ArgSource::kPackedInput, at, nullptr, wei, 0, wei_plain};
   }
   if (bias && bias->constant)
-    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, req.constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
+    args[DNNL_ARG_BIAS] = {ArgSource::kConstant, 0, constants.Get(bias->constant, bias_desc, bias_desc), bias_desc};
   else if (bias)
-    args[DNNL_ARG_BIAS] = {ArgSource::kInput, build.AddRuntimeInput(2, bias_desc), nullptr, bias_desc};
+    args[DNNL_ARG_BIAS] = {ArgSource::kInput, AddRuntimeInput(build, 2, bias_desc), nullptr, bias_desc};
 
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  const Desc output = PlainDesc(req.outputs[0].shape);
+  AddOutput(build, output);
   // The residual is copied into the output before the run, unless the plan lets them share a buffer.
-  if (p.has_sum)
-    build.accumulate_input = build.AddRuntimeInput(static_cast<int>(req.inputs.size()) - 1, build.output_descs[0]);
+  if (p.has_sum) build.accumulate_input = AddRuntimeInput(build, static_cast<int>(req.inputs.size()) - 1, output);
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args));
   return build;

@@ -43,9 +43,9 @@ KernelBuild BuildGather(const KernelRequest& req) {
   for (const auto& in : req.inputs) shapes.push_back(in.type.shape);
   StridedRead read = ResolveStridedRead(req.attrs, shapes);
   KernelBuild build;
-  build.runtime_inputs = {0};  // slice_like, Crop and broadcast_like read only the shape of their second input
-  build.input_descs = {PlainDesc(shapes[0])};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  // slice_like, Crop and broadcast_like read only the shape of their second input
+  AddRuntimeInput(build, 0, PlainDesc(shapes[0]));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<GatherKernel>(read.out, std::move(read.strides), read.offset);
   return build;
 }

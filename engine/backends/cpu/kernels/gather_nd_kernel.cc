@@ -42,9 +42,9 @@ KernelBuild BuildGatherND(const KernelRequest& req) {
   const Shape& data = req.inputs[0].type.shape;
   const Shape& indices = req.inputs[1].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
-  build.input_descs = {PlainDesc(data), PlainDesc(indices)};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, PlainDesc(data));
+  AddRuntimeInput(build, 1, PlainDesc(indices));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<GatherNDKernel>(GatherNDGeometry::Resolve(req.attrs, data, indices), req.attrs.Where());
   return build;
 }

@@ -51,11 +51,11 @@ KernelBuild BuildGroupNorm(const KernelRequest& req) {
           req.attrs.Where() + "gamma and beta must be parameters");
   const Desc vec({g.groups}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(shape)};
-  build.output_descs = {PlainDesc(shape)};
-  build.kernel = std::make_unique<GroupNormKernel>(g, req.constants.Get(req.inputs[1].constant, vec, vec),
-                                                   req.constants.Get(req.inputs[2].constant, vec, vec));
+  AddRuntimeInput(build, 0, PlainDesc(shape));
+  AddOutput(build, PlainDesc(shape));
+  ConstantCache& constants = CpuConstants(req);
+  build.kernel = std::make_unique<GroupNormKernel>(g, constants.Get(req.inputs[1].constant, vec, vec),
+                                                   constants.Get(req.inputs[2].constant, vec, vec));
   return build;
 }
 

@@ -38,9 +38,8 @@ std::unique_ptr<Kernel> MakeKernel(DType from, int64_t n) {
 
 KernelBuild BuildInputToFloat32(const KernelRequest& req) {
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(req.inputs[0].type.shape)};  // read as its own type: only the order matters
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, PlainDesc(req.inputs[0].type.shape));  // read as its own type: only the order matters
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = MakeKernel(req.inputs[0].type.dtype, ElementCount(req.outputs[0].shape));
   return build;
 }

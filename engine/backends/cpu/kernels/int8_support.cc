@@ -36,7 +36,8 @@ dnnl::memory::data_type DnnlType(DType type) {
 }
 
 Int8Input Int8InputOf(const ValueInfo& data, const Int8Hints& hints) {
-  if (IsQuantized(data.desc)) return {data.desc.get_data_type(), data.quant};
+  const Desc& desc = DescOf(data);
+  if (IsQuantized(desc)) return {desc.get_data_type(), QuantizationOf(data)};
   const float scale = hints.in_range ? Int8Hints::Step(*hints.in_range, hints.in_levels) : 0.f;
   return {DnnlType(hints.in_type), {scale, hints.in_levels}};
 }

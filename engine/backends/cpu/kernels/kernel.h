@@ -1,6 +1,7 @@
 // The CPU backend's kernel factories: per operator, a function that builds the node's kernel with
-// oneDNN (or a plain loop) and says which layouts (oneDNN memory descriptors) it reads and writes.
-// CpuBackend (cpu_backend.cc) turns these into the device-neutral Backend interface.
+// oneDNN (or a plain loop) and says which layouts it reads and writes. Factories take and return the
+// Backend interface's KernelRequest and KernelBuild; a CPU layout is a oneDNN memory descriptor with
+// the quantization of int8 data (DescOf, QuantizationOf, AddRuntimeInput and AddOutput below).
 #pragma once
 
 #include <memory>
@@ -32,51 +33,12 @@ size_t ScaleOffset(const Desc& desc);
 // The scale's own descriptor, as oneDNN reads runtime scales.
 Desc ScaleDesc(int64_t count = 1);
 
-// A value flowing into a node: its logical type, its physical layout, and its data if it is a
-// parameter (plain, or packed into `desc` by the ConstantCache).
-struct ValueInfo {
-  TensorType type;
-  Desc desc;
-  ConstantPtr constant;  // null for values computed at run time
-  Quantization quant;    // when `desc` is int8 or uint8
-};
-
-class ConstantCache;
-
-struct KernelRequest {
-  const Attrs& attrs;
-  ConstantCache& constants;
-  const std::vector<ValueInfo>& inputs;
-  const std::vector<TensorType>& outputs;  // inferred by the operator
-  Precision precision;  // resolved: float32, bfloat16 or int8
-};
-
-// As qv::KernelBuild, in oneDNN descriptors (with the quantization of those that are int8 or uint8;
-// missing entries are {}).
-struct KernelBuild {
-  // Reads node input `input` at run time, in layout `desc`; returns its place among runtime_inputs.
-  int AddRuntimeInput(int input, const Desc& desc) {
-    runtime_inputs.push_back(input);
-    input_descs.push_back(desc);
-    return static_cast<int>(runtime_inputs.size()) - 1;
-  }
-
-  std::vector<int> runtime_inputs;
-  std::vector<Desc> input_descs;
-  std::vector<Desc> output_descs;
-  std::vector<Quantization> input_quants;
-  std::vector<Quantization> output_quants;
-  int accumulate_input = -1;
-  double flops = 0;
-  std::unique_ptr<Kernel> kernel;
-};
-
 using KernelFactory = KernelBuild (*)(const KernelRequest& request);
 
 struct CpuKernel {
   KernelFactory factory = nullptr;
-  // Whether the factory handles int8 inputs (ValueInfo::quant); the others see them as float32 data
-  // in the plain layout, which the plan converts them to.
+  // Whether the factory handles int8 inputs (QuantizationOf); the others see them as float32 data in
+  // the plain layout, which the plan converts them to.
   bool reads_int8 = false;
 };
 
@@ -94,5 +56,12 @@ struct CpuKernelRegistrar {
 LayoutPtr ToLayout(const Desc& desc, const Quantization& quant = {});
 const Desc& DescOf(const Layout& layout);
 Quantization QuantizationOf(const Layout& layout);
+inline const Desc& DescOf(const ValueInfo& value) { return DescOf(*value.layout); }
+inline Quantization QuantizationOf(const ValueInfo& value) { return QuantizationOf(*value.layout); }
+
+// Reads node input `input` at run time, in layout `desc`; returns its place among runtime_inputs.
+int AddRuntimeInput(KernelBuild& build, int input, const Desc& desc, const Quantization& quant = {});
+// Writes the next node output in layout `desc`.
+void AddOutput(KernelBuild& build, const Desc& desc, const Quantization& quant = {});
 
 }  // namespace qv::cpu

@@ -36,9 +36,8 @@ class L2NormKernel : public Kernel {
 KernelBuild BuildL2Norm(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<L2NormKernel>(ResolveL2Norm(req.attrs, x));
   return build;
 }

@@ -35,9 +35,9 @@ KernelBuild BuildPRelu(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   const PReluGeometry g = ResolvePRelu(x, req.inputs[1].type.shape);
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
-  build.input_descs = {PlainDesc(x), PlainDesc(req.inputs[1].type.shape)};
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  AddRuntimeInput(build, 1, PlainDesc(req.inputs[1].type.shape));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<PReluKernel>(g.outer, g.channels, g.inner, g.shared);
   return build;
 }

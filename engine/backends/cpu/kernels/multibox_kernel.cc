@@ -44,7 +44,7 @@ class DetectionKernel : public Kernel {
 KernelBuild BuildPrior(const KernelRequest& req) {
   const Shape& data = req.inputs[0].type.shape;
   KernelBuild build;  // reads no input values
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<AnchorsKernel>(
       MultiBoxPriorAnchors(MultiBoxPriorParams::Parse(req.attrs), data[2], data[3]));
   return build;
@@ -53,9 +53,8 @@ KernelBuild BuildPrior(const KernelRequest& req) {
 KernelBuild BuildDetection(const KernelRequest& req) {
   const Shape& cls = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0, 1, 2};
-  for (const ValueInfo& in : req.inputs) build.input_descs.push_back(PlainDesc(in.type.shape));
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  for (int i = 0; i < 3; ++i) AddRuntimeInput(build, i, PlainDesc(req.inputs[i].type.shape));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<DetectionKernel>(MultiBoxDetectionParams::Parse(req.attrs), cls[0], cls[1], cls[2]);
   return build;
 }

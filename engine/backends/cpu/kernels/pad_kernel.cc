@@ -56,9 +56,8 @@ KernelBuild BuildPad(const KernelRequest& req) {
   for (size_t d = 2; d < out.size(); ++d)
     for (int64_t i = 0; i < out[d]; ++i) sources[d].push_back(p.Source(i, in[d], p.pad_width[2 * d]));
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(in)};
-  build.output_descs = {PlainDesc(out)};
+  AddRuntimeInput(build, 0, PlainDesc(in));
+  AddOutput(build, PlainDesc(out));
   build.kernel = std::make_unique<PadKernel>(in, out, std::move(sources), p.constant_value);
   return build;
 }

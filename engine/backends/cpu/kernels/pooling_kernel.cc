@@ -88,10 +88,9 @@ KernelBuild BuildPooling(const KernelRequest& req) {
     empty = empty || pad_r[i] >= p.kernel[i];
   }
   KernelBuild build;
-  build.runtime_inputs = {0};
   if (p.type == PoolingParams::kSum || empty || (p.type == PoolingParams::kAvg && p.count_include_pad && overhang)) {
-    build.input_descs = {PlainDesc(in)};
-    build.output_descs = {PlainDesc(out)};
+    AddRuntimeInput(build, 0, PlainDesc(in));
+    AddOutput(build, PlainDesc(out));
     build.kernel = std::make_unique<PoolingLoopKernel>(p, in, out);
     return build;
   }
@@ -100,8 +99,8 @@ KernelBuild BuildPooling(const KernelRequest& req) {
                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
   // In the producer's layout and data type (bfloat16 after a bfloat16 convolution; int8 data keeps
   // its scale: maxima and averages of its integers are the output's integers).
-  const Desc src = req.inputs[0].desc;
-  const Quantization quant = req.inputs[0].quant;
+  const Desc src = DescOf(req.inputs[0]);
+  const Quantization quant = QuantizationOf(req.inputs[0]);
   const dnnl::memory::dims strides(p.stride.begin(), p.stride.end()), kernel(p.kernel.begin(), p.kernel.end()),
       pad_l(p.pad.begin(), p.pad.end());
   const dnnl::memory::dims dilation(n, 0);  // oneDNN counts dilation from 0
@@ -115,10 +114,8 @@ KernelBuild BuildPooling(const KernelRequest& req) {
   args[DNNL_ARG_DST] = {ArgSource::kOutput, 0, nullptr, dst};
   std::vector<ScaleWrite> writes;
   if (IsQuantized(src)) writes.push_back({0, ScaleOffset(dst), 0, 0, ScaleOffset(src)});
-  build.input_descs = {src};
-  build.input_quants = {quant};
-  build.output_descs = {dst};
-  build.output_quants = {quant};
+  AddRuntimeInput(build, 0, src, quant);
+  AddOutput(build, dst, quant);
   build.kernel = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
   return build;
 }

@@ -65,18 +65,16 @@ class RoiPoolingKernel : public Kernel {
 KernelBuild BuildProposal(const KernelRequest& req) {
   const ProposalParams p = ProposalParams::Parse(req.attrs);
   KernelBuild build;
-  build.runtime_inputs = {0, 1, 2};
-  for (const ValueInfo& in : req.inputs) build.input_descs.push_back(PlainDesc(in.type.shape));
-  for (const TensorType& out : req.outputs) build.output_descs.push_back(PlainDesc(out.shape));
+  for (int i = 0; i < 3; ++i) AddRuntimeInput(build, i, PlainDesc(req.inputs[i].type.shape));
+  for (const TensorType& out : req.outputs) AddOutput(build, PlainDesc(out.shape));
   build.kernel = std::make_unique<ProposalKernel>(p, ProposalDims::Of(p, req.inputs[0].type.shape), req.attrs.Where());
   return build;
 }
 
 KernelBuild BuildRoiPooling(const KernelRequest& req) {
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
-  for (const ValueInfo& in : req.inputs) build.input_descs.push_back(PlainDesc(in.type.shape));
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  for (int i = 0; i < 2; ++i) AddRuntimeInput(build, i, PlainDesc(req.inputs[i].type.shape));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<RoiPoolingKernel>(RoiPoolingParams::Parse(req.attrs), req.inputs[0].type.shape,
                                                     req.inputs[1].type.shape[0]);
   return build;

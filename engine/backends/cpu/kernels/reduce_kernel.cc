@@ -135,9 +135,8 @@ KernelBuild BuildReduce(const KernelRequest& req) {
   const Shape kept = ReducedKeepingDims(req.attrs, x);
   const ReduceKind kind = ReduceKindOf(req.attrs.op());
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {src};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, src);
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   // Only size-1 axes reduced (which oneDNN refuses) is a run of length 1: the loop copies.
   if (const std::optional<ReduceRun> run = SingleRun(x, kept)) {
     build.kernel = MakeRunReduceKernel(kind, *run);

@@ -63,17 +63,15 @@ namespace {
 // layout and writes the row-major result, which is the output's bytes (int8 data stays int8).
 KernelBuild BuildRowMajorView(const KernelRequest& req) {
   const ValueInfo& in = req.inputs[0];
-  const Desc from = in.desc;
+  const Desc from = DescOf(in);
+  const Quantization quant = QuantizationOf(in);
   const auto type = from.get_data_type();
   const bool int8 = IsQuantized(from);
   const Desc to = PlainDesc(in.type.shape, int8 ? type : dnnl::memory::data_type::f32);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {from};
-  build.input_quants = {in.quant};
-  build.output_descs = {PlainDesc(req.outputs[0].shape, to.get_data_type())};
-  build.output_quants = {in.quant};
-  build.kernel = MakeReorderKernel(from, to, in.quant);
+  AddRuntimeInput(build, 0, from, quant);
+  AddOutput(build, PlainDesc(req.outputs[0].shape, to.get_data_type()), quant);
+  build.kernel = MakeReorderKernel(from, to, quant);
   return build;
 }
 

@@ -203,10 +203,9 @@ KernelBuild BuildRnn(const KernelRequest& req) {
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
     if (i == 1) continue;
-    build.runtime_inputs.push_back(static_cast<int>(i));
-    build.input_descs.push_back(PlainDesc(req.inputs[i].type.shape));
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
   }
-  for (const TensorType& out : req.outputs) build.output_descs.push_back(PlainDesc(out.shape));
+  for (const TensorType& out : req.outputs) AddOutput(build, PlainDesc(out.shape));
   build.flops = 2.0 * static_cast<double>(p.ParamCount(x[2])) * static_cast<double>(x[0] * x[1]);
   build.kernel = std::make_unique<RnnKernel>(p, x, std::move(layers));
   return build;

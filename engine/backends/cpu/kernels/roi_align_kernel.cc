@@ -57,9 +57,9 @@ KernelBuild BuildRoiAlign(const KernelRequest& req) {
   const Shape& data = req.inputs[0].type.shape;
   const Shape& rois = req.inputs[1].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0, 1};
-  build.input_descs = {PlainDesc(data), PlainDesc(rois)};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddRuntimeInput(build, 0, PlainDesc(data));
+  AddRuntimeInput(build, 1, PlainDesc(rois));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<RoiAlignKernel>(ResolveRoiAlign(req.attrs, data, rois), req.attrs.Where());
   return build;
 }

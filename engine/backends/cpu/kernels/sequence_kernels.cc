@@ -35,10 +35,9 @@ KernelBuild BuildEmbedding(const KernelRequest& req) {
   Check(req.inputs[1].constant != nullptr, Status::kUnsupported, req.attrs.Where() + "weight must be a parameter");
   const Desc weight = PlainDesc(req.inputs[1].type.shape);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(req.inputs[0].type.shape)};
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
-  build.kernel = std::make_unique<EmbeddingKernel>(req.constants.Get(req.inputs[1].constant, weight, weight), p,
+  AddRuntimeInput(build, 0, PlainDesc(req.inputs[0].type.shape));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  build.kernel = std::make_unique<EmbeddingKernel>(CpuConstants(req).Get(req.inputs[1].constant, weight, weight), p,
                                                    ElementCount(req.inputs[0].type.shape));
   return build;
 }
@@ -65,10 +64,9 @@ KernelBuild BuildSequenceLast(const KernelRequest& req) {
   const SequenceLastGeometry g = ResolveSequenceLast(req.attrs, req.inputs[0].type.shape);
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
-    build.runtime_inputs.push_back(static_cast<int>(i));
-    build.input_descs.push_back(PlainDesc(req.inputs[i].type.shape));
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
   }
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<SequenceLastKernel>(g);
   return build;
 }

@@ -68,13 +68,9 @@ KernelBuild BuildSoftmax(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   const SoftmaxGeometry g = ResolveSoftmax(req.attrs, x);
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  if (g.use_length) {
-    build.runtime_inputs.push_back(1);
-    build.input_descs.push_back(PlainDesc(req.inputs[1].type.shape));
-  }
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  if (g.use_length) AddRuntimeInput(build, 1, PlainDesc(req.inputs[1].type.shape));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<SoftmaxKernel>(g);
   return build;
 }

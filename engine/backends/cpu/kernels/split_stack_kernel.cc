@@ -31,9 +31,8 @@ class RowBlocksKernel : public Kernel {
 KernelBuild BuildSplit(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  for (const TensorType& out : req.outputs) build.output_descs.push_back(PlainDesc(out.shape));
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  for (const TensorType& out : req.outputs) AddOutput(build, PlainDesc(out.shape));
   build.kernel = std::make_unique<RowBlocksKernel>(ResolveSplit(req.attrs, x), true);
   return build;
 }
@@ -41,10 +40,9 @@ KernelBuild BuildSplit(const KernelRequest& req) {
 KernelBuild BuildStack(const KernelRequest& req) {
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
-    build.runtime_inputs.push_back(static_cast<int>(i));
-    build.input_descs.push_back(PlainDesc(req.inputs[i].type.shape));
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
   }
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   build.kernel = std::make_unique<RowBlocksKernel>(ResolveStack(req.attrs, req.inputs[0].type.shape), false);
   return build;
 }

@@ -76,9 +76,8 @@ class TopKKernel : public Kernel {
 KernelBuild BuildTopK(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   KernelBuild build;
-  build.runtime_inputs = {0};
-  build.input_descs = {PlainDesc(x)};
-  for (const TensorType& out : req.outputs) build.output_descs.push_back(PlainDesc(out.shape));
+  AddRuntimeInput(build, 0, PlainDesc(x));
+  for (const TensorType& out : req.outputs) AddOutput(build, PlainDesc(out.shape));
   build.kernel = std::make_unique<TopKKernel>(TopKParams::Resolve(req.attrs, x));
   return build;
 }

@@ -32,10 +32,9 @@ class PlainLoopKernel : public Kernel {
 inline KernelBuild PlainIO(const KernelRequest& req) {
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
-    build.runtime_inputs.push_back(static_cast<int>(i));
-    build.input_descs.push_back(PlainDesc(req.inputs[i].type.shape));
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
   }
-  build.output_descs = {PlainDesc(req.outputs[0].shape)};
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
   return build;
 }
 

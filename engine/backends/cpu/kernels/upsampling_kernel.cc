@@ -51,17 +51,17 @@ KernelBuild BuildUpSampling(const KernelRequest& req) {
   if (p.bilinear) {
     const std::map<std::string, std::string> values = p.DeconvolutionAttrs();
     const Attrs attrs(values, req.attrs.op(), req.attrs.node());
-    return FindCpuKernel("Deconvolution").factory({attrs, req.constants, req.inputs, req.outputs, req.precision});
+    const KernelRequest deconvolution{attrs, req.constants, req.inputs, req.outputs, req.precision, req.device};
+    return FindCpuKernel("Deconvolution").factory(deconvolution);
   }
   std::vector<Shape> shapes;
   KernelBuild build;
   for (size_t i = 0; i < req.inputs.size(); ++i) {
     shapes.push_back(req.inputs[i].type.shape);
-    build.runtime_inputs.push_back(static_cast<int>(i));
-    build.input_descs.push_back(PlainDesc(shapes.back()));
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(shapes.back()));
   }
   const Shape& out = req.outputs[0].shape;
-  build.output_descs = {PlainDesc(out)};
+  AddOutput(build, PlainDesc(out));
   build.kernel = std::make_unique<NearestKernel>(shapes, out, NearestScales(req.attrs, shapes, out), p.sum);
   return build;
 }

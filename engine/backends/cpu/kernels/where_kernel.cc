@@ -25,9 +25,10 @@ KernelBuild BuildWhere(const KernelRequest& req) {
   const Shape& x = req.inputs[1].type.shape;
   const int64_t n = ElementCount(x);
   KernelBuild build;
-  build.runtime_inputs = {0, 1, 2};
-  build.input_descs = {PlainDesc(req.inputs[0].type.shape), PlainDesc(x), PlainDesc(x)};
-  build.output_descs = {PlainDesc(x)};
+  AddRuntimeInput(build, 0, PlainDesc(req.inputs[0].type.shape));
+  AddRuntimeInput(build, 1, PlainDesc(x));
+  AddRuntimeInput(build, 2, PlainDesc(x));
+  AddOutput(build, PlainDesc(x));
   build.kernel = std::make_unique<WhereKernel>(n, n / ElementCount(req.inputs[0].type.shape));
   return build;
 }

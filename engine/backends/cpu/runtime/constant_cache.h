@@ -43,4 +43,9 @@ class ConstantCache : public ConstantStore {
   std::vector<Entry> entries_;
 };
 
+// The request's store, which the CPU backend always makes (CpuBackend::NewConstantStore).
+inline ConstantCache& CpuConstants(const KernelRequest& request) {
+  return static_cast<ConstantCache&>(request.constants);
+}
+
 }  // namespace qv::cpu
