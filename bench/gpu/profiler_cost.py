@@ -5,9 +5,9 @@
 
 On a GPU the profiler times each step with CUDA events and runs a plan's steps one by one instead of
 replaying its CUDA graph, so a profiled invocation is not the one measured unprofiled. This runs
-quiver_bench with the profiler off, off without CUDA graphs (what the profiled run replays), and on,
-interleaved (--rounds, medians), at batch 1 and 32, prints a Markdown table, and writes OUTDIR/resnet50_gpu_trace.json (a few batch-1 invocations) and
-OUTDIR/profiler_cost.json. The model is bench/gpu/export_resnet50.py's (needs torch and torchvision).
+quiver_bench with the profiler off, off without CUDA graphs (how a profiled plan runs its steps), and
+on, interleaved (--rounds, medians), at batch 1 and 32, prints a Markdown table, and writes
+OUTDIR/resnet50_gpu_trace.json (ten batch-1 invocations) and OUTDIR/profiler_cost.json. The model is bench/gpu/export_resnet50.py's (needs torch and torchvision).
 """
 import argparse
 import json

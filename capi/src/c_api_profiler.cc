@@ -24,7 +24,8 @@ std::string TraceJson() {
     if (named.insert(s.thread).second) {
       const std::string track = profiler::TrackName(s.thread);
       if (!track.empty())
-        events.push_back({{"name", "thread_name"}, {"cat", "metadata"}, {"ph", "M"}, {"pid", 1}, {"tid", s.thread}, {"args", {{"name", track}}}});
+        events.push_back({{"name", "thread_name"}, {"cat", "metadata"}, {"ph", "M"}, {"pid", 1}, {"tid", s.thread},
+                          {"args", {{"name", track}}}});
     }
     const profiler::Label& label = *s.label;
     nlohmann::json args = nlohmann::json::object();

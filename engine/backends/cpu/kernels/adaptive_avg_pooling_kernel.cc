@@ -41,9 +41,7 @@ class AdaptiveAvgPoolKernel : public Kernel {
 
 KernelBuild BuildAdaptiveAvgPool(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(x));
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<AdaptiveAvgPoolKernel>(ResolveAdaptiveAvgPool(req.attrs, x));
   return build;
 }

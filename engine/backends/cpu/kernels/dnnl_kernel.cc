@@ -89,6 +89,14 @@ Desc PlainDesc(const Shape& shape, dnnl::memory::data_type type) {
   return Desc(dims, type, strides);
 }
 
+KernelBuild PlainIO(const KernelRequest& req) {
+  KernelBuild build;
+  for (size_t i = 0; i < req.inputs.size(); ++i)
+    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
+  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  return build;
+}
+
 double MultiplyAddFlops(const Shape& output, const Shape& weight) {
   return 2.0 * static_cast<double>(ElementCount(output)) * static_cast<double>(ElementCount(weight)) /
          static_cast<double>(std::max<int64_t>(weight[0], 1));

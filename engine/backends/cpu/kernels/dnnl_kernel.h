@@ -16,6 +16,8 @@ dnnl::engine& CpuEngine();
 dnnl::memory::dims ToDims(const Shape& shape);
 // Plain row-major layout of a shape (a scalar is treated as shape (1)).
 Desc PlainDesc(const Shape& shape, dnnl::memory::data_type type = dnnl::memory::data_type::f32);
+// Every input read at run time and output 0 written, all row-major float32 (the caller sets the kernel).
+KernelBuild PlainIO(const KernelRequest& req);
 // The floating-point operations of a convolution or inner product: two per weight element per output
 // element, where each output channel (weight's axis 0) reads weight.size / weight[0] of them.
 double MultiplyAddFlops(const Shape& output, const Shape& weight);

@@ -35,9 +35,7 @@ class L2NormKernel : public Kernel {
 
 KernelBuild BuildL2Norm(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(x));
-  AddOutput(build, PlainDesc(x));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<L2NormKernel>(ResolveL2Norm(req.attrs, x));
   return build;
 }

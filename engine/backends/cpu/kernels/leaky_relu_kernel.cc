@@ -34,10 +34,7 @@ class PReluKernel : public Kernel {
 KernelBuild BuildPRelu(const KernelRequest& req) {
   const Shape& x = req.inputs[0].type.shape;
   const PReluGeometry g = ResolvePRelu(x, req.inputs[1].type.shape);
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(x));
-  AddRuntimeInput(build, 1, PlainDesc(req.inputs[1].type.shape));
-  AddOutput(build, PlainDesc(x));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<PReluKernel>(g.outer, g.channels, g.inner, g.shared);
   return build;
 }

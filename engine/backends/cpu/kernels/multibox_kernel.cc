@@ -52,9 +52,7 @@ KernelBuild BuildPrior(const KernelRequest& req) {
 
 KernelBuild BuildDetection(const KernelRequest& req) {
   const Shape& cls = req.inputs[0].type.shape;
-  KernelBuild build;
-  for (int i = 0; i < 3; ++i) AddRuntimeInput(build, i, PlainDesc(req.inputs[i].type.shape));
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<DetectionKernel>(MultiBoxDetectionParams::Parse(req.attrs), cls[0], cls[1], cls[2]);
   return build;
 }

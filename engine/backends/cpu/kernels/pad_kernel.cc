@@ -55,9 +55,7 @@ KernelBuild BuildPad(const KernelRequest& req) {
   std::vector<std::vector<int64_t>> sources(out.size());
   for (size_t d = 2; d < out.size(); ++d)
     for (int64_t i = 0; i < out[d]; ++i) sources[d].push_back(p.Source(i, in[d], p.pad_width[2 * d]));
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(in));
-  AddOutput(build, PlainDesc(out));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<PadKernel>(in, out, std::move(sources), p.constant_value);
   return build;
 }

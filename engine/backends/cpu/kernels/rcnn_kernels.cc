@@ -72,9 +72,7 @@ KernelBuild BuildProposal(const KernelRequest& req) {
 }
 
 KernelBuild BuildRoiPooling(const KernelRequest& req) {
-  KernelBuild build;
-  for (int i = 0; i < 2; ++i) AddRuntimeInput(build, i, PlainDesc(req.inputs[i].type.shape));
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<RoiPoolingKernel>(RoiPoolingParams::Parse(req.attrs), req.inputs[0].type.shape,
                                                     req.inputs[1].type.shape[0]);
   return build;

@@ -56,10 +56,7 @@ class RoiAlignKernel : public Kernel {
 KernelBuild BuildRoiAlign(const KernelRequest& req) {
   const Shape& data = req.inputs[0].type.shape;
   const Shape& rois = req.inputs[1].type.shape;
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(data));
-  AddRuntimeInput(build, 1, PlainDesc(rois));
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<RoiAlignKernel>(ResolveRoiAlign(req.attrs, data, rois), req.attrs.Where());
   return build;
 }

@@ -62,11 +62,7 @@ class SequenceLastKernel : public Kernel {
 
 KernelBuild BuildSequenceLast(const KernelRequest& req) {
   const SequenceLastGeometry g = ResolveSequenceLast(req.attrs, req.inputs[0].type.shape);
-  KernelBuild build;
-  for (size_t i = 0; i < req.inputs.size(); ++i) {
-    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
-  }
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<SequenceLastKernel>(g);
   return build;
 }

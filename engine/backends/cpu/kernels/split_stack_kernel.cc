@@ -38,11 +38,7 @@ KernelBuild BuildSplit(const KernelRequest& req) {
 }
 
 KernelBuild BuildStack(const KernelRequest& req) {
-  KernelBuild build;
-  for (size_t i = 0; i < req.inputs.size(); ++i) {
-    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
-  }
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<RowBlocksKernel>(ResolveStack(req.attrs, req.inputs[0].type.shape), false);
   return build;
 }

@@ -28,16 +28,6 @@ class PlainLoopKernel : public Kernel {
   LoopBody body_;
 };
 
-// Every input read at run time, all row-major; one row-major output (the caller sets the kernel).
-inline KernelBuild PlainIO(const KernelRequest& req) {
-  KernelBuild build;
-  for (size_t i = 0; i < req.inputs.size(); ++i) {
-    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(req.inputs[i].type.shape));
-  }
-  AddOutput(build, PlainDesc(req.outputs[0].shape));
-  return build;
-}
-
 // PlainIO with a PlainLoopKernel running `body` `count` times.
 inline KernelBuild BuildPlainLoop(const KernelRequest& req, int64_t count, LoopBody body) {
   KernelBuild build = PlainIO(req);

@@ -55,13 +55,9 @@ KernelBuild BuildUpSampling(const KernelRequest& req) {
     return FindCpuKernel("Deconvolution").factory(deconvolution);
   }
   std::vector<Shape> shapes;
-  KernelBuild build;
-  for (size_t i = 0; i < req.inputs.size(); ++i) {
-    shapes.push_back(req.inputs[i].type.shape);
-    AddRuntimeInput(build, static_cast<int>(i), PlainDesc(shapes.back()));
-  }
+  for (const ValueInfo& in : req.inputs) shapes.push_back(in.type.shape);
   const Shape& out = req.outputs[0].shape;
-  AddOutput(build, PlainDesc(out));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<NearestKernel>(shapes, out, NearestScales(req.attrs, shapes, out), p.sum);
   return build;
 }

@@ -24,11 +24,7 @@ class WhereKernel : public Kernel {
 KernelBuild BuildWhere(const KernelRequest& req) {
   const Shape& x = req.inputs[1].type.shape;
   const int64_t n = ElementCount(x);
-  KernelBuild build;
-  AddRuntimeInput(build, 0, PlainDesc(req.inputs[0].type.shape));
-  AddRuntimeInput(build, 1, PlainDesc(x));
-  AddRuntimeInput(build, 2, PlainDesc(x));
-  AddOutput(build, PlainDesc(x));
+  KernelBuild build = PlainIO(req);
   build.kernel = std::make_unique<WhereKernel>(n, n / ElementCount(req.inputs[0].type.shape));
   return build;
 }

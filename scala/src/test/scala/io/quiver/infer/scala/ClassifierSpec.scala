@@ -1,27 +1,14 @@
 package io.quiver.infer.scala
 
-import java.awt.image.BufferedImage
-import java.nio.file.{Files, Path}
-
 import org.scalatest.funsuite.AnyFunSuite
 
-import _root_.scala.jdk.CollectionConverters._
-import _root_.scala.util.{Random, Using}
+import _root_.scala.util.Using
 
 class ClassifierSpec extends AnyFunSuite {
 
-  /** A copy of a fixture model in its own directory, with a synset.txt beside it. */
-  private def modelWithSynset(model: String, labels: Seq[String]): String = {
-    val dir = Files.createTempDirectory("quiver-model")
-    for (suffix <- Seq("-symbol.json", "-0000.params"))
-      Files.copy(Path.of(Fixtures.prefix(model) + suffix), dir.resolve(model + suffix))
-    Files.write(dir.resolve("synset.txt"), labels.asJava)
-    dir.resolve(model).toString
-  }
-
   test("topK None gives every class, Some(k) the k best, best first") {
     val labels = (0 until 10).map(i => s"digit $i")
-    Using.resource(new Classifier(modelWithSynset("digits_cnn", labels), IndexedSeq(Fixtures.data(1, 1, 8, 8)))) { clf =>
+    Using.resource(new Classifier(Fixtures.modelWithSynset("digits_cnn", labels), IndexedSeq(Fixtures.data(1, 1, 8, 8)))) { clf =>
       val x = Fixtures.floats("digits_cnn-in-360x1x8x8.f32").take(5 * 64)
       val mxnet = Fixtures.floats("digits_cnn-out-360x1x8x8.f32")
       val all = clf.classify(IndexedSeq(x))
@@ -38,11 +25,9 @@ class ClassifierSpec extends AnyFunSuite {
 
   test("image classification takes BufferedImages, one or a batch") {
     val labels = (0 until 1000).map(i => s"class$i")
-    Using.resource(new ImageClassifier(modelWithSynset("resnet18_v1", labels), IndexedSeq(Fixtures.data(1, 3, 224, 224)))) {
+    Using.resource(new ImageClassifier(Fixtures.modelWithSynset("resnet18_v1", labels), IndexedSeq(Fixtures.data(1, 3, 224, 224)))) {
       clf =>
-        val random = new Random(3)
-        val image = new BufferedImage(300, 200, BufferedImage.TYPE_INT_RGB)
-        for (y <- 0 until 200; x <- 0 until 300) image.setRGB(x, y, random.nextInt(1 << 24))
+        val image = Fixtures.randomImage(300, 200, seed = 3)
         val one = clf.classifyImage(image, Some(5))
         val batch = clf.classifyImages(Seq(image, image), Some(5))
         assert(one.size == 5 && batch.size == 2)

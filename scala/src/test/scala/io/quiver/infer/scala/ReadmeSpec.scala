@@ -5,10 +5,9 @@ import java.nio.file.{Files, Path}
 
 import org.scalatest.funsuite.AnyFunSuite
 
-import _root_.scala.jdk.CollectionConverters._
 import _root_.scala.reflect.runtime.currentMirror
 import _root_.scala.tools.reflect.ToolBox
-import _root_.scala.util.{Random, Using}
+import _root_.scala.util.Using
 
 /** The README's Scala quick start, compiled (Scala's ToolBox) and run as written. The harness declares what
   * the snippet leaves to the reader (its imports, `image`) and points its model path at a copy of the
@@ -26,14 +25,8 @@ class ReadmeSpec extends AnyFunSuite {
   }
 
   test("the README's Scala quick start runs as written") {
-    val dir = Files.createTempDirectory("quiver-readme")
-    for (suffix <- Seq("-symbol.json", "-0000.params"))
-      Files.copy(Path.of(Fixtures.prefix("resnet18_v1") + suffix), dir.resolve("resnet18_v1" + suffix))
-    Files.write(dir.resolve("synset.txt"), (0 until 1000).map(i => s"class$i").asJava)
-    val model = dir.resolve("resnet18_v1").toString
-    val random = new Random(5)
-    val image = new BufferedImage(240, 180, BufferedImage.TYPE_INT_RGB)
-    for (y <- 0 until 180; x <- 0 until 240) image.setRGB(x, y, random.nextInt(1 << 24))
+    val model = Fixtures.modelWithSynset("resnet18_v1", (0 until 1000).map(i => s"class$i"))
+    val image = Fixtures.randomImage(240, 180, seed = 5)
 
     val snippet = readmeScala.replace("\"model/resnet18_v1\"", "MODEL")
     val source =
