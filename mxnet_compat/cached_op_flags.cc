@@ -24,7 +24,7 @@ bool ParseBool(const std::string& key, const std::string& value) {
 void ParseInt(const std::string& key, const std::string& value) {
   size_t used = 0;
   try {
-    std::stoll(value, &used);
+    (void)std::stoll(value, &used);  // parsed for `used` only
   } catch (const std::exception&) {
     used = 0;
   }

@@ -116,7 +116,8 @@ CachedOpOptions CachedOpOptions::Parse(const std::vector<std::pair<std::string, 
   o.thread_safe = thread_safe;
   for (const auto& [key, value] : flags) {
     const auto& table = CachedOpFlags();
-    const auto flag = std::find_if(table.begin(), table.end(), [&](const CachedOpFlag& f) { return key == f.name; });
+    const std::string& name = key;  // a lambda may not capture a structured binding before C++20
+    const auto flag = std::find_if(table.begin(), table.end(), [&](const CachedOpFlag& f) { return name == f.name; });
     if (flag == table.end()) {
       std::string known;
       for (const auto& f : table) known += (known.empty() ? "" : ", ") + std::string(f.name);
