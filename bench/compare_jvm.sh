@@ -19,14 +19,15 @@ SHAPE="${2:-3,16,16}"
 ROUNDS="${ROUNDS:-5}"
 ITERS="${ITERS:-2000}"
 WARMUP="${WARMUP:-200}"
-bash "$ROOT/scripts/build_jvm.sh" >/dev/null
+JVM_DIR="$(bash "$ROOT/scripts/build_jvm.sh")"
 JAR="$(ls "$ROOT"/java/target/quiver-java-*.jar | head -1)"
 RUNS="$(mktemp "${TMPDIR:-/tmp}/compare_jvm.XXXXXX.jsonl")"
 
 common=(--prefix "$PREFIX" --iters "$ITERS" --warmup "$WARMUP" --shape "$SHAPE")
 for round in $(seq "$ROUNDS"); do
   for clients in 1 2; do
-    "$QUIVER_BENCH" "${common[@]}" --clients "$clients" 2>/dev/null >>"$RUNS"
+    # The C side on the jar's own libquiver.so.1 (the glibc 2.28 build), not the test build's.
+    LD_LIBRARY_PATH="$JVM_DIR/native/linux-x86_64" "$QUIVER_BENCH" "${common[@]}" --clients "$clients" 2>/dev/null >>"$RUNS"
     for api in floats ndarray; do
       java -cp "$JAR" "$ROOT/bench/JvmBench.java" "${common[@]}" --clients "$clients" --api "$api" >>"$RUNS"
     done

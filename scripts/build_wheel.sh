@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Python distributions into dist/ (or $QUIVER_DIST_DIR) and prints the wheel's path:
-#   - a wheel that installs on any x86-64 Linux with this glibc or newer: `pip wheel .` (the package,
-#     the SWIG extension and libquiver.so.1 with oneDNN linked in), then `auditwheel repair`, which
-#     checks that the libraries need nothing beyond the manylinux allowlist (it would graft anything
-#     else into quiver.libs/) and tags the wheel with the highest manylinux policy this host satisfies;
+#   - a wheel that installs on any x86-64 Linux with glibc 2.28 or newer (RHEL 8 and later): `pip wheel .`
+#     (the package, the SWIG extension and libquiver.so.1 with oneDNN linked in) built with zig's clang
+#     for glibc 2.28 (scripts/setup_glibc228_toolchain.sh), then `auditwheel repair`, which checks that
+#     the libraries need nothing beyond the manylinux_2_28 policy (it would graft anything else into
+#     quiver.libs/) and tags the wheel with it;
 #   - the sdist, from which `pip install` builds the same (it builds oneDNN too, through
 #     scripts/build_onednn.sh, when none is cached).
 # Logs, `auditwheel show` among them, go to stderr.
@@ -18,11 +19,14 @@ export PATH
 dist="${QUIVER_DIST_DIR:-dist}"
 raw="$(mktemp -d)"
 trap 'rm -rf "$raw"' EXIT
-# Incremental: the same build tree as scripts/build_python.sh (build/python/<tag>).
-"$python" -m pip wheel --no-build-isolation --no-deps -q -w "$raw" . >&2
+toolchain="$(bash scripts/setup_glibc228_toolchain.sh)"
+# Incremental, in build/glibc2.28: the shipped natives' build tree, which scripts/build_jvm.sh shares (it adds
+# the JNI library). scripts/build_python.sh's, for the tests, is the system compiler's.
+"$python" -m pip wheel --no-build-isolation --no-deps -q -w "$raw" -C build-dir=build/glibc2.28 \
+  -C cmake.define.CMAKE_TOOLCHAIN_FILE="$toolchain" . >&2
 rm -rf "$dist"
 mkdir -p "$dist"
-"$python" -m auditwheel repair -w "$dist" "$raw"/quiver-*.whl >&2
+"$python" -m auditwheel repair --plat manylinux_2_28_x86_64 -w "$dist" "$raw"/quiver-*.whl >&2
 "$python" -m build --sdist --no-isolation -o "$dist" . >&2
 wheel="$(ls "$dist"/quiver-*manylinux*.whl)"
 "$python" -m auditwheel show "$wheel" >&2

@@ -5,7 +5,8 @@
 # bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs,
 # precision bfloat16 on the conformance models against MXNet's own bfloat16 error (tests/amp,
 # tests/int8), the GPU check's fixtures on the CPU (tests/gpu), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
-# mode; scripts/test_jvm.sh).
+# mode; scripts/test_jvm.sh), and last the wheel and the jars in an older Linux userland
+# (tests/packaging/test_old_glibc.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,7 +25,7 @@ export QUIVER_FIXTURES_DIR QUIVER_CONFORMANCE_DIR QUIVER_AMP_DIR QUIVER_AMP_CONF
 export QUIVER_REQUIRE_FIXTURES=1  # the real-model oracle tests fail instead of skipping
 python="$(bash scripts/build_python.sh)"
 (cd "$build_dir" && ctest --output-on-failure -j"$(nproc)" --timeout 600)
-"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8 tests/gpu  # -rs: say why anything skipped
+"$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8 tests/gpu tests/packaging  # -rs: say why anything skipped
 # The GPU check's fixtures and runner, held to MXNet on the CPU (scripts/gpu_check.sh does it on a GPU).
 "$python" tests/gpu/check_fixtures.py --fixtures "$QUIVER_GPU_FIXTURES" --runner "$build_dir/tests/gpu/quiver_run_fixture" --devices cpu
 # The package's type hints (py.typed) and the examples that use them, under mypy --strict.
@@ -34,3 +35,4 @@ mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 bash scripts/build_docs.sh >/dev/null  # the reference docs, Sphinx warnings as errors
 bash tests/packaging/test_wheel.sh
 bash scripts/test_jvm.sh
+bash tests/packaging/test_old_glibc.sh  # the wheel and the jars on glibc 2.31 (Ubuntu 20.04), symbols <= 2.28

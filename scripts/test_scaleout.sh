@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install_deps.sh openjdk-17-jre-headless >&2
+QUIVER_FIXTURES_DIR="$(bash scripts/make_fixtures.sh)"  # the README snippet's test runs the fixtures' ResNet-18
+export QUIVER_FIXTURES_DIR
 python="$(bash scripts/setup_scaleout_venv.sh)"
 PYTHONPATH="$(bash scripts/build_python_overlay.sh scaleout)"
 export PYTHONPATH

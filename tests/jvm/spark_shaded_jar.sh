@@ -3,8 +3,8 @@
 # spark-submit does, from the application jar and quiver-scala_<scala>-<version>-all.jar beside Spark's own
 # jars (Spark 4 for Scala 2.13, Spark 3.5 for 2.12: the example's build for that Scala), in a fresh JVM
 # (local[2] master) with an empty LD_LIBRARY_PATH, so the natives can only come from the shaded jar. Checks
-# that every image got its top-3 classes. Run by scripts/test_jvm.sh after the Maven builds (the jars must
-# exist).
+# that every image got its top-3 classes, and that the README's spark-submit command names that class and
+# those jars (for Scala 2.13). Run by scripts/test_jvm.sh after the Maven builds (the jars must exist).
 #   tests/jvm/spark_shaded_jar.sh FIXTURES_DIR [SCALA_BINARY_VERSION=2.13]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -55,3 +55,9 @@ images="$(cat "$work"/out/part-*.json | sed -n 's:.*"path"\:"[^"]*/\(image[0-9]*
 [ "$rows" -eq 18 ] && [ "$images" -eq 6 ] ||
   { echo "spark_shaded_jar: expected 6 images x 3 classes, got $rows rows for $images images" >&2; exit 1; }
 echo "spark_shaded_jar: quiver-scala_$scala's shaded jar on Spark $spark classified 6 images (18 rows) with no LD_LIBRARY_PATH"
+if [ "$scala" = 2.13 ]; then
+  command="$(sed -n '/^spark-submit --class/,/^```/p' README.md | tr -d '\\\n')"
+  for word in "--class io.quiver.examples.spark.ClassifyImages" "--jars $shaded" "$app"; do
+    case "$command" in *"$word"*) ;; *) echo "spark_shaded_jar: the README's spark-submit lacks '$word'" >&2; exit 1 ;; esac
+  done
+fi

@@ -131,7 +131,7 @@ final class Fixtures {
 
   /** The outputs of one prediction made by the C program tests/jvm/capi_predict (libquiver.so alone). */
   static float[] capiPredict(Case c) {
-    final Path program = Path.of(System.getProperty("quiver.jvm.dir", "build/jvm"), "bin", "capi_predict");
+    final Path program = Path.of(System.getProperty("quiver.jvm.dir", "build/glibc2.28/jvm"), "bin", "capi_predict");
     assertTrue(Files.isExecutable(program), program + " is missing: build with scripts/build_jvm.sh");
     try {
       final Path in = Files.createTempFile("capi-in", ".f32");
