@@ -11,8 +11,9 @@
 # (engine/backends/cpu/runtime/compute_pool.h), which spin between kernels and share the process's budget;
 # OpenMP's per-caller teams slept and woke twice per kernel.
 #
-# Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script's commands
-# change (its comments are not part of the key: rewording them costs no 25-minute rebuild).
+# Location: ${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7, rebuilt when this script's commands or the
+# patch under scripts/patches change (its comments are not part of the key: rewording them costs no
+# 25-minute rebuild).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
@@ -35,8 +36,10 @@ generate() {  # OUT
   fetch "$DEBIAN" "$DEBIAN_SHA256" "$work"
   tar -C "$work" -xf "$work/$ORIG"
   tar -C "$work" -xf "$work/$DEBIAN"
-  # Debian's other patches are for its packaging (system gtest/spdlog, soname) and other CPUs.
+  # Debian's other patches are for its packaging (system gtest/spdlog, soname) and other CPUs. Ours: a
+  # portability fix that libc++ 22 needs (the patch file says why).
   patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$work/debian/patches/upstream-3.7.3.patch"
+  patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$here/patches/onednn-3.7-eltwise-table-lookup.patch"
   cmake -S "$work/oneDNN-3.7.2" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
     -DDNNL_LIBRARY_TYPE=STATIC -DDNNL_CPU_RUNTIME=THREADPOOL -DDNNL_GPU_RUNTIME=NONE \
@@ -52,5 +55,6 @@ generate() {  # OUT
 
 source "$here/cached_dir.sh"
 CACHED_DIR_LOG=build_onednn
-key="$(grep -v '^[[:space:]]*#' "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)"
+key="$({ grep -v '^[[:space:]]*#' "${BASH_SOURCE[0]}"; cat "$here/patches/onednn-3.7-eltwise-table-lookup.patch"; } |
+  sha256sum | cut -d' ' -f1)"
 cached_dir "${QUIVER_CACHE:-$HOME/.cache/quiver}/onednn-3.7" .stamp "$key" "${QUIVER_REBUILD_ONEDNN:-0}" generate

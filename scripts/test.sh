@@ -4,7 +4,8 @@
 # conformance suite (pytest; tests/conformance/run.sh full runs the whole model zoo), MXNet's
 # bfloat16 AMP models and int8 quantized models (classifiers and an SSD) against MXNet's outputs,
 # precision bfloat16 on the conformance models against MXNet's own bfloat16 error (tests/amp,
-# tests/int8), the GPU check's fixtures on the CPU (tests/gpu), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh), then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
+# tests/int8), the GPU check's fixtures on the CPU (tests/gpu), the wheel and the sdist installed into fresh venvs (tests/packaging/test_wheel.sh)
+# and the Python suites again on the wheel's natives, then the JVM suites (Maven: JUnit 5, ScalaTest, Spark in local
 # mode; scripts/test_jvm.sh), and last the wheel and the jars in an older Linux userland
 # (tests/packaging/test_old_glibc.sh).
 set -euo pipefail
@@ -34,5 +35,11 @@ mypy_cache="${QUIVER_CACHE:-$HOME/.cache/quiver}/mypy-cache"
 "$python" -m mypy --strict --cache-dir "$mypy_cache" examples/python docs/guide
 bash scripts/build_docs.sh >/dev/null  # the reference docs, Sphinx warnings as errors
 bash tests/packaging/test_wheel.sh
+# The Python suites again on the wheel's natives (zig's clang for glibc 2.28, oneDNN built with it): what
+# ships passes what the test build passes.
+shipped="$(mktemp -d)"
+trap 'rm -rf "$shipped"' EXIT
+"$python" -m zipfile -e "$(ls dist/quiver-*manylinux_2_28_x86_64.whl)" "$shipped"
+PYTHONPATH="$shipped" "$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/conformance tests/amp tests/int8
 bash scripts/test_jvm.sh
 bash tests/packaging/test_old_glibc.sh  # the wheel and the jars on glibc 2.31 (Ubuntu 20.04), symbols <= 2.28

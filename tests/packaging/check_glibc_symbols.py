@@ -1,7 +1,8 @@
 """The shipped native libraries load on glibc 2.28 (RHEL 8 and its clones): reads the symbol versions
 every ELF file asks of the system (its version-needed table) and fails, naming the file and the symbols,
 where one needs a glibc newer than the limit, or a library from the system beyond glibc's own (libstdc++
-and libgcc_s among them: each shipped library carries its C++ runtime, scripts/setup_glibc228_toolchain.sh).
+and libgcc_s among them: each shipped library carries its C++ runtime, scripts/setup_glibc228_toolchain.sh),
+or where it defines one of glibc's math and memory functions without taking glibc's (capi/glibc_functions.c).
 
     python check_glibc_symbols.py [--max-glibc 2.28] ARTIFACT...
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -19,11 +21,18 @@ from typing import BinaryIO, Iterator
 
 from elftools.elf.elffile import ELFFile
 from elftools.elf.gnuversions import GNUVerNeedSection
+from elftools.elf.sections import SymbolTableSection
 
 # What a library may take from the system: glibc's own libraries (PEP 600's allowlist without libstdc++
 # and libgcc_s), and its siblings shipped beside it.
 SYSTEM_LIBRARIES = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
                     "ld-linux-x86-64.so.2"}
+
+
+# The functions zig's compiler_rt would define in a library in place of glibc's (capi/glibc_functions.c).
+GLIBC_FUNCTIONS = set(re.findall(r"^GLIBC_FUNCTION\([^,]+, (\w+),",
+                                 (Path(__file__).resolve().parents[2] / "capi" / "glibc_functions.c").read_text(),
+                                 re.M))
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
@@ -44,6 +53,14 @@ def needed_libraries(elf: ELFFile) -> set[str]:
     return {tag.needed for tag in dynamic.iter_tags() if tag.entry.d_tag == "DT_NEEDED"} if dynamic else set()
 
 
+def functions(elf: ELFFile, section: str, defined: bool) -> set[str]:
+    table = elf.get_section_by_name(section)
+    if not isinstance(table, SymbolTableSection):
+        return set()
+    return {s.name for s in table.iter_symbols()
+            if s["st_info"]["type"] == "STT_FUNC" and (s["st_shndx"] != "SHN_UNDEF") == defined}
+
+
 def check_library(name: str, stream: BinaryIO, max_glibc: tuple[int, ...], siblings: set[str]) -> list[str]:
     """Prints the library's highest glibc version; returns what breaks the rule."""
     elf = ELFFile(stream)
@@ -57,6 +74,11 @@ def check_library(name: str, stream: BinaryIO, max_glibc: tuple[int, ...], sibli
     foreign = sorted(needed_libraries(elf) - SYSTEM_LIBRARIES - siblings)
     if foreign:
         problems.append(f"{name} needs libraries it does not ship: {', '.join(foreign)}")
+    # Each of glibc's functions the library defines (a wrapper) must also come from glibc: a definition
+    # alone is another implementation (zig's compiler_rt) computing in place of glibc's.
+    own = (functions(elf, ".symtab", True) & GLIBC_FUNCTIONS) - functions(elf, ".dynsym", False)
+    if own:
+        problems.append(f"{name} computes with its own copies of glibc's {', '.join(sorted(own))}")
     return problems
 
 
