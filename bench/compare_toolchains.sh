@@ -12,9 +12,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS="${ROUNDS:-5}"
 ITERS="${ITERS:-60}"
 WARMUP="${WARMUP:-10}"
+declare -A libraries
 
-test_build="$(cd "$ROOT" && QUIVER_BUILD_TARGETS=quiver_bench bash scripts/build.sh)"
-shipped="$(bash "$ROOT/scripts/build_jvm.sh")/native/linux-x86_64"  # libquiver.so.1 as the jar carries it
+test_build="$(cd "$ROOT" && cd "$(QUIVER_BUILD_TARGETS=quiver_bench bash scripts/build.sh)" && pwd)"
+libraries=([shipped]="$(bash "$ROOT/scripts/build_jvm.sh")/native/linux-x86_64"  # libquiver.so.1 as the jar carries it
+           [test]="$test_build")
 fixtures="$(bash "$ROOT/scripts/make_fixtures.sh")"
 conformance="$(bash "$ROOT/tests/conformance/make_fixtures.sh" ci)"
 RUNS="$(mktemp "${TMPDIR:-/tmp}/compare_toolchains.XXXXXX.jsonl")"
@@ -25,10 +27,8 @@ for round in $(seq "$ROUNDS"); do
   for model in "${models[@]}"; do
     for load in "${loads[@]}"; do
       for build in shipped test; do
-        library="$shipped"
-        [ "$build" = test ] && library="$(cd "$ROOT/$test_build" && pwd)"
         # shellcheck disable=SC2086  # the load is separate words
-        LD_LIBRARY_PATH="$library" "$ROOT/$test_build/bench/quiver_bench" --prefix "$model" --iters "$ITERS" \
+        LD_LIBRARY_PATH="${libraries[$build]}" "$test_build/bench/quiver_bench" --prefix "$model" --iters "$ITERS" \
           --warmup "$WARMUP" $load | sed "s/^{/{\"build\": \"$build\", /" >>"$RUNS"
       done
     done
