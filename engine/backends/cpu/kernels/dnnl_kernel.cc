@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <new>
 
 #include "common/error.h"
@@ -106,6 +107,10 @@ dnnl::primitive_attr BaseAttr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
+}
+
+bool IsReferenceImpl(const dnnl::primitive_desc_base& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref", 0) == 0;
 }
 
 void AppendPostOp(dnnl::post_ops& ops, const PostOp& op, float sum_scale, dnnl::memory::data_type sum_type) {

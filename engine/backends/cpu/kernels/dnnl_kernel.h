@@ -23,6 +23,9 @@ KernelBuild PlainIO(const KernelRequest& req);
 double MultiplyAddFlops(const Shape& output, const Shape& weight);
 // Attributes every primitive is created with: user-managed scratchpad.
 dnnl::primitive_attr BaseAttr();
+// Whether oneDNN fell back to its reference implementation (plain loops, often 10-100x slower than a
+// JIT kernel) for a primitive descriptor.
+bool IsReferenceImpl(const dnnl::primitive_desc_base& pd);
 // Appends a fused post-op. A residual sum (kSum) adds what the output buffer holds before the primitive
 // runs, its stored values times `sum_scale`, read as `sum_type` (undef: the output's type).
 void AppendPostOp(dnnl::post_ops& ops, const PostOp& op, float sum_scale = 1.f,

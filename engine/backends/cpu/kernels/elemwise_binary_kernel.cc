@@ -128,7 +128,7 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   // oneDNN 3.7 has jit kernels for some broadcasts only (per channel, per tensor, ...); for others
   // (ResNeSt's (1, 2, 64, 1, 1) into (1, 2, 64, 56, 56)) its reference kernel took 15 ms where the
   // loop takes well under 1.
-  if (!pd || std::string(pd->impl_info_str()).rfind("ref", 0) == 0) {
+  if (!pd || IsReferenceImpl(*pd)) {
     AddRuntimeInput(build, 0, PlainDesc(a));
     AddRuntimeInput(build, 1, PlainDesc(b));
     AddOutput(build, PlainDesc(out));

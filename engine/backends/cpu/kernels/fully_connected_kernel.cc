@@ -43,9 +43,17 @@ KernelBuild BuildInt8FullyConnected(const KernelRequest& req, const FullyConnect
   const bool channelwise = Int8ChannelwiseWeights(h);
   attr.set_scales_mask(DNNL_ARG_WEIGHTS, channelwise ? 1 : 0);
   if (int8_out) attr.set_scales_mask(DNNL_ARG_DST, 0);
-  const dnnl::inner_product_forward::primitive_desc pd(CpuEngine(), dnnl::prop_kind::forward_inference, src,
-                                                         Desc(wdims, memory::data_type::s8, memory::format_tag::any),
-                                                         bias, dst, attr);
+  const auto make_pd = [&](const Desc& data_desc) {
+    return dnnl::inner_product_forward::primitive_desc(CpuEngine(), dnnl::prop_kind::forward_inference, data_desc,
+                                                       Desc(wdims, memory::data_type::s8, memory::format_tag::any),
+                                                       bias, dst, attr);
+  };
+  dnnl::inner_product_forward::primitive_desc pd = make_pd(src);
+  // Without int8 dot products (AVX2, no VNNI) oneDNN's int8 inner product is a GEMM whose data and weights
+  // layouts must agree; it cannot match some producer layouts (NHWC data over a 1x1 image, as after
+  // ResNet's global pooling) and falls back to its reference kernel, 13 ms for ResNet-18's classifier.
+  // Letting oneDNN pick the data's layout too costs one reorder of the data instead.
+  if (view_4d && IsReferenceImpl(pd)) pd = make_pd(Desc(ToDims(x), in.type, memory::format_tag::any));
   src = pd.src_desc();
   const Desc input_desc = view_4d ? src : PlainDesc(x, in.type);
   ConstantCache& constants = CpuConstants(req);

@@ -306,6 +306,39 @@ TEST_CASE("an int8 inner product with one weight scale and a float32 output matc
   ExpectWithinOneStep(RunInt8(net, x), want, 0, "inner product");
 }
 
+// After global pooling an int8 classifier reads a channels-last 1x1 image, a layout oneDNN's GEMM inner
+// product (its only int8 one without VNNI) cannot pair with its weights; the kernel then lets oneDNN pick
+// the data's layout (fully_connected_kernel.cc). Whatever it picks, the classifier must compute what it
+// computes on the same integers given as a plain input.
+TEST_CASE("an int8 inner product over a channels-last 1x1 image reads it as a plain input", "[ops][int8]") {
+  if (!CpuRunsInt8()) return;
+  Net net(93);
+  const Quant in{2.f, 127.5f, false};
+  const float range = 1.7f;  // the uint8 output of the convolution, and the inner product's input range
+  const Quant pooled{range, qv::Int8Hints::DataLevels(qv::DType::kUInt8), true};
+  const Tensor x = qv_test::Random({2, 16, 1, 1}, &net.rng, -2.f, 2.f);
+  int conv = net.Conv("conv0", net.g.Variable("data"), 16, 24, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1), true, -1,
+                      Hints(in, "uint8", range, true, 127.5f, 1));
+  conv = net.g.Op("Activation", "relu0", {{"act_type", "relu"}}, {conv});
+  net.Param("fc0_weight", {10, 24}, -0.3f, 0.3f);
+  net.Param("fc0_bias", {10});
+  AttrMap fc_attrs = {{"num_hidden", "10"}};
+  fc_attrs.merge(Hints(pooled, "float32", 0, true, 127.f, 0));
+  const auto fc = [&](Net& into, int input) {
+    into.g.Output(into.g.Op("FullyConnected", "fc0", fc_attrs,
+                            {input, into.g.Variable("fc0_weight"), into.g.Variable("fc0_bias")}));
+  };
+  Net features = net;  // the convolution alone: its uint8 output, as values on its steps
+  features.g.Output(conv);
+  fc(net, conv);
+  Net classifier(0);  // the inner product alone, on those values as a plain input
+  classifier.params = {{"fc0_weight", net.params.at("fc0_weight")}, {"fc0_bias", net.params.at("fc0_bias")}};
+  fc(classifier, classifier.g.Variable("data"));
+
+  const Tensor pooled_values = RunInt8(features, x);
+  ExpectWithinOneStep(RunInt8(net, x), RunInt8(classifier, pooled_values), 0, "classifier after the convolution");
+}
+
 // Without int8 dot products oneDNN adds each two neighbouring u8 x s8 products in 16 bits with
 // saturation (vpmaddubsw): data at the top of its range times same-signed weights near their largest
 // (8-bit integers 64 to 127) would sum to up to 64770 and be cut to 32767. Every product here is of
