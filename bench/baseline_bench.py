@@ -11,6 +11,8 @@ Engines (bench/setup_baselines_venv.sh installs both runtimes):
   openvino-f32      OpenVINO's CPU plugin with FP32 arithmetic forced (INFERENCE_PRECISION_HINT=f32)
   openvino-default  the same with OpenVINO's own choice of precision: bfloat16 on CPUs with AVX-512 BF16
                     or AMX (the result's "precision" says what it took)
+  onnxruntime-int8, openvino-int8
+                    the same as onnxruntime and openvino-default, named apart for an int8 (QDQ) model
 OpenVINO compiles the model once with the LATENCY hint for one client, or with one stream per client
 (THROUGHPUT hint) for several, the way it serves concurrent requests; --threads sets
 INFERENCE_NUM_THREADS. Each client owns one infer request. Without --threads each runtime picks its own
@@ -63,7 +65,8 @@ def openvino_clients(model: str, clients: int, threads: int, result: dict, preci
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", required=True, choices=["onnxruntime", "openvino-f32", "openvino-default"])
+    parser.add_argument("--engine", required=True, choices=["onnxruntime", "onnxruntime-int8", "openvino-f32",
+                                                            "openvino-default", "openvino-int8"])
     parser.add_argument("--model", required=True)
     parser.add_argument("--clients", type=int, default=1)
     parser.add_argument("--iters", type=int, default=10)
@@ -77,10 +80,11 @@ def main() -> None:
 
     result = {"engine": args.engine, "model": os.path.basename(args.model).removesuffix(".onnx"), "batch": 1,
               "clients": args.clients, "iters": args.iters, "warmup": args.warmup}
-    if args.engine == "onnxruntime":
+    if args.engine.startswith("onnxruntime"):
         calls = onnxruntime_clients(args.model, args.clients, args.threads, result)
     else:
-        calls = openvino_clients(args.model, args.clients, args.threads, result, args.engine.split("-")[1])
+        calls = openvino_clients(args.model, args.clients, args.threads, result,
+                                 "f32" if args.engine == "openvino-f32" else "default")
     if args.check:
         in_file, out_file = args.check.split(",")
         x = np.fromfile(in_file, dtype=np.float32).reshape(shape)

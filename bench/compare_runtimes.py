@@ -16,20 +16,31 @@ import numpy as np
 from bench_process import run_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENGINES = ["quiver", "quiver-python", "quiver-bf16", "quiver-int8", "mxnet", "onnxruntime", "openvino-f32",
-           "openvino-default"]
-# Quiver's engines and the precision each runs (quiver-bf16 and -int8: the C API with that precision;
-# quiver-int8 runs MXNet's quantize_net version of the model, NAME-int8, bench/quantize_models.py).
-QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16", "quiver-int8": "int8"}
+ENGINES = ["quiver", "quiver-python", "quiver-bf16", "quiver-int8", "quiver-auto", "mxnet", "onnxruntime",
+           "onnxruntime-int8", "openvino-f32", "openvino-default", "openvino-int8"]
+# Quiver's engines and the precision each asks for (quiver-bf16, -int8 and -auto: the C API with that
+# precision; quiver-int8 and quiver-auto run MXNet's quantize_net version of the model, NAME-int8,
+# bench/quantize_models.py, and the table shows what "auto" resolved to on this CPU).
+QUIVER_PRECISIONS = {"quiver": "float32", "quiver-python": "float32", "quiver-bf16": "bfloat16", "quiver-int8": "int8",
+                     "quiver-auto": "auto"}
 
 
 def quiver_prefix(args, model, precision):
-    return os.path.join(args.models_dir, model + ("-int8" if precision == "int8" else ""))
+    """The files a Quiver engine runs: the calibrated (int8) version for int8 and auto."""
+    return os.path.join(args.models_dir, model + ("-int8" if precision in ("int8", "auto") else ""))
+
+
+def onnx_file(args, model, engine):
+    """The ONNX model an ONNX engine runs: the peers' int8 engines run ONNX Runtime's QDQ quantization of
+    it, NAME-int8.onnx (bench/quantize_onnx.py)."""
+    return os.path.join(args.models_dir, model + ("-int8" if engine.endswith("-int8") else "") + ".onnx")
 
 
 def runs_engine(args, model, engine):
-    """quiver-int8 needs the model's int8 export; every other engine runs every model."""
-    return engine != "quiver-int8" or os.path.exists(quiver_prefix(args, model["name"], "int8") + "-symbol.json")
+    """An int8 engine needs the model's int8 version; every other engine runs every model."""
+    if engine in ("quiver-int8", "quiver-auto"):
+        return os.path.exists(quiver_prefix(args, model["name"], "int8") + "-symbol.json")
+    return not engine.endswith("-int8") or os.path.exists(onnx_file(args, model["name"], engine))
 
 
 def input_flags(model, with_name=True):
@@ -47,7 +58,7 @@ def commands(engine, args, model, clients, threads, check):
     prefix = os.path.join(args.models_dir, model["name"])
     iters = model.get("iters", 50)
     common = ["--clients", str(clients), "--iters", str(iters), "--warmup", str(max(3, iters // 10))]
-    if engine in ("quiver", "quiver-bf16", "quiver-int8"):
+    if engine in ("quiver", "quiver-bf16", "quiver-int8", "quiver-auto"):
         precision = QUIVER_PRECISIONS[engine]
         return ([args.quiver_bench, "--prefix", quiver_prefix(args, model["name"], precision), "--option",
                  f"precision={precision}"] + common + input_flags(model, with_name=False),
@@ -59,7 +70,7 @@ def commands(engine, args, model, clients, threads, check):
         return ([args.mxnet_python, os.path.join(HERE, "mxnet_bench.py"), "--prefix", prefix,
                  "--threads", str(threads)] + common + input_flags(model), {})
     command = [args.baselines_python, os.path.join(HERE, "baseline_bench.py"), "--engine", engine, "--model",
-               prefix + ".onnx", "--threads", str(threads)] + common + input_flags(model)
+               onnx_file(args, model["name"], engine), "--threads", str(threads)] + common + input_flags(model)
     if check:
         command += ["--check", check]
     return command, {}
@@ -143,7 +154,7 @@ def main() -> None:
     for model in models:
         print(f"\n{model} (batch 1, {threads} threads, medians of {rounds} rounds)")
         print(f"  {'engine':18s} {'p50 ms':>8s} {'vs quiver':>9s} {'vs OV dflt':>10s} {f'/s x{two}':>10s} "
-              f"{'max|d| vs MXNet':>16s}")
+              f"{'max|d| vs MXNet':>16s}  precision")
         base = median("quiver", model, one, "p50_ms")
         openvino = median("openvino-default", model, one, "p50_ms")
         rows = {}
@@ -156,7 +167,7 @@ def main() -> None:
             ratio = f"{p50 / base:9.2f}" if base and p50 else f"{'':9s}"
             ratio_ov = f"{p50 / openvino:10.2f}" if openvino and p50 else f"{'':10s}"
             print(f"  {engine:18s} {p50:8.2f} {ratio} {ratio_ov} {tput or 0:10.1f} "
-                  f"{'' if error is None else f'{error:16.2e}'}")
+                  f"{'' if error is None else f'{error:16.2e}'}  {precisions.get((engine, model)) or ''}")
         summary["models"][model] = rows
     print(json.dumps(summary))
 

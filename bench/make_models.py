@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from make_fixtures import export  # noqa: E402
 
 
-ITERS = {"resnet50_v1": 30, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # a run of about a second
+ITERS = {"resnet50_v1": 30, "resnet18_v1": 60, "mobilenetv2_1.0": 150, "mobilenet0.25": 600}  # a run of about a second
 
 
 def main() -> None:

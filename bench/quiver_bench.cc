@@ -21,7 +21,8 @@
 //
 // Prints ONE JSON line on stdout (logs go to stderr), the contract bench/compare_mxnet.sh reads:
 //   {"engine":"quiver","model":..,"batch":..,"clients":..,"inflight":..,"iters":..,"p50_ms":..,
-//    "p90_ms":..,"p99_ms":..,"throughput_per_s":..}  plus a few descriptive keys, and the op's
+//    "p90_ms":..,"p99_ms":..,"throughput_per_s":..}  plus a few descriptive keys (among them "precision",
+//    what the op computes in: "auto" resolved, QvCachedOpGetPrecision), and the op's
 //    statistics (QvCachedOpGetStats) as "stats_before" (after the warm-up) and "stats" (at the end):
 //    their difference is the timed phase's (with a request queue: the batch sizes it formed).
 // Throughput is images per second over all clients, from the moment all start together (after their
@@ -422,6 +423,8 @@ int Run(const Options& o) {
   const bool have_ticks = MachineTicks(&busy1, &total1);
   const double own = OwnCpuTicks() - own0;
   const std::string stats_after = Stats(op);
+  const char* precision = nullptr;  // a static string: it outlives the op
+  Check(QvCachedOpGetPrecision(op, &precision), "QvCachedOpGetPrecision");
   if (o.profile) Check(QvProfilerStop(), "QvProfilerStop");
   if (!o.trace.empty()) Check(QvProfilerDumpTrace(o.trace.c_str()), "QvProfilerDumpTrace");
   clients.clear();
@@ -441,10 +444,10 @@ int Run(const Options& o) {
   for (const auto& [k, v] : o.flags) options += (options.empty() ? "" : " ") + k + "=" + v;
   std::printf("{\"engine\": \"quiver\", \"model\": \"%s\", \"device\": \"%s\", \"batch\": %d, "
               "\"clients\": %d, \"inflight\": %d, \"iters\": %d, \"warmup\": %d, \"shape\": [%s], "
-              "\"options\": \"%s\", \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, \"mean_ms\": %.3f, "
-              "\"throughput_per_s\": %.3f",
+              "\"options\": \"%s\", \"precision\": \"%s\", \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, "
+              "\"mean_ms\": %.3f, \"throughput_per_s\": %.3f",
               Basename(o.prefix).c_str(), o.device.c_str(), o.batch, o.clients, o.inflight, o.iters, o.warmup,
-              shape.c_str(), options.c_str(),
+              shape.c_str(), options.c_str(), precision,
               Percentile(all, 50), Percentile(all, 90), Percentile(all, 99), mean,
               static_cast<double>(o.batch) * o.clients * o.iters / wall_s);
   if (have_ticks && total1 > total0) {
