@@ -12,9 +12,11 @@ expect() {  # WHAT WANT GOT
 }
 flags="$(grep -m1 '^flags' /proc/cpuinfo)"
 has() { if grep -qw "$1" <<<"$flags"; then echo 1; else echo 0; fi; }
-expect "unmasked, the probe sees /proc/cpuinfo's flags" \
-  "avx2=$(has avx2) avx512f=$(has avx512f) avx512_vnni=$(has avx512_vnni) avx_vnni=$(has avx_vnni) amx_int8=$(has amx_int8) builtin_avx512f=$(has avx512f)" \
-  "$(env -u LD_PRELOAD "$probe")"
+# Only the long-known flags are compared unmasked: an older kernel may leave newer ones (AMX, AVX-VNNI)
+# out of /proc/cpuinfo while CPUID has them.
+unmasked="$(env -u LD_PRELOAD "$probe")"
+expect "unmasked, the probe sees /proc/cpuinfo's AVX2 and AVX-512F" \
+  "avx2=$(has avx2) avx512f=$(has avx512f)" "$(cut -d' ' -f1,2 <<<"$unmasked")"
 masked="avx2=$(has avx2) avx512f=0 avx512_vnni=0 avx_vnni=0 amx_int8=0 builtin_avx512f=0"
 got="$(bash "$here/with_avx2_cpu.sh" "$library" "$probe")"
 if [ $? = 77 ]; then echo "$got"; exit 77; fi
