@@ -170,6 +170,30 @@ DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<i
   }
 }
 
+std::unique_ptr<DnnlKernel::RunMemories> DnnlKernel::TakeMemories() const {
+  {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (!pool_.empty()) {
+      std::unique_ptr<RunMemories> run = std::move(pool_.back());
+      pool_.pop_back();
+      return run;
+    }
+  }
+  // A new set: every memory without a buffer yet (Execute sets each one before the primitive runs).
+  auto run = std::make_unique<RunMemories>();
+  const auto unset = [](const Desc& desc) { return dnnl::memory(desc, CpuEngine(), nullptr); };
+  for (const auto& [id, source] : args_) run->args.emplace(id, unset(source.desc));
+  if (scratchpad_.get_size() > 0) run->args.emplace(DNNL_ARG_SCRATCHPAD, unset(scratchpad_));
+  for (const Packing& p : packings_) {
+    const ArgSource& source = args_.at(p.arg);
+    std::unordered_map<int, dnnl::memory> reorder = {{DNNL_ARG_FROM, unset(source.from)},
+                                                     {DNNL_ARG_TO, unset(source.desc)}};
+    if (p.scratchpad.get_size() > 0) reorder.emplace(DNNL_ARG_SCRATCHPAD, unset(p.scratchpad));
+    run->packings.push_back(std::move(reorder));
+  }
+  return run;
+}
+
 void DnnlKernel::Execute(const ExecArgs& exec) const {
   for (const ScaleWrite& w : scale_writes_) {
     float value = w.value;
@@ -177,22 +201,19 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
     std::memcpy(static_cast<char*>(exec.outputs[w.output]) + w.offset, &value, sizeof value);
   }
   dnnl::stream& stream = ThreadStream(exec.threads);
-  std::unordered_map<int, dnnl::memory> args;
-  args.reserve(args_.size() + 1);
+  std::unique_ptr<RunMemories> run = TakeMemories();
   char* packed = packings_.empty() ? nullptr : static_cast<char*>(t_packed.Get(packed_bytes_));
-  for (const Packing& p : packings_) {
-    const ArgSource& source = args_.at(p.arg);
-    const dnnl::memory to(source.desc, CpuEngine(), packed + p.offset);
-    std::unordered_map<int, dnnl::memory> reorder_args = {
-        {DNNL_ARG_FROM, dnnl::memory(source.from, CpuEngine(), exec.inputs[source.index])}, {DNNL_ARG_TO, to}};
+  for (size_t i = 0; i < packings_.size(); ++i) {
+    const Packing& p = packings_[i];
+    std::unordered_map<int, dnnl::memory>& reorder = run->packings[i];
+    reorder.at(DNNL_ARG_FROM).set_data_handle(exec.inputs[args_.at(p.arg).index]);
+    reorder.at(DNNL_ARG_TO).set_data_handle(packed + p.offset);
     if (p.scratchpad.get_size() > 0)
-      reorder_args.emplace(DNNL_ARG_SCRATCHPAD,
-                           dnnl::memory(p.scratchpad, CpuEngine(), t_scratchpad.Get(p.scratchpad.get_size())));
-    p.reorder.execute(stream, reorder_args);
-    args.emplace(p.arg, to);
+      reorder.at(DNNL_ARG_SCRATCHPAD).set_data_handle(t_scratchpad.Get(p.scratchpad.get_size()));
+    p.reorder.execute(stream, reorder);
+    run->args.at(p.arg).set_data_handle(packed + p.offset);
   }
   for (const auto& [id, source] : args_) {
-    if (source.kind == ArgSource::kPackedInput) continue;  // packed above
     void* ptr = nullptr;
     switch (source.kind) {
       case ArgSource::kInput: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
@@ -200,15 +221,16 @@ void DnnlKernel::Execute(const ExecArgs& exec) const {
       case ArgSource::kConstant: ptr = source.constant.get(); break;
       case ArgSource::kInputScale: ptr = static_cast<char*>(exec.inputs[source.index]) + source.offset; break;
       case ArgSource::kOutputScale: ptr = static_cast<char*>(exec.outputs[source.index]) + source.offset; break;
-      case ArgSource::kPackedInput: break;
+      case ArgSource::kPackedInput: continue;  // packed above
     }
-    args.emplace(id, dnnl::memory(source.desc, CpuEngine(), ptr));
+    run->args.at(id).set_data_handle(ptr);
   }
   const size_t scratchpad_bytes = scratchpad_.get_size();
-  if (scratchpad_bytes > 0)
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_, CpuEngine(), t_scratchpad.Get(scratchpad_bytes)));
-  primitive_.execute(stream, args);
+  if (scratchpad_bytes > 0) run->args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(t_scratchpad.Get(scratchpad_bytes));
+  primitive_.execute(stream, run->args);
   stream.wait();
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  pool_.push_back(std::move(run));
 }
 
 }  // namespace qv::cpu

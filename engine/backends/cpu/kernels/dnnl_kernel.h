@@ -3,6 +3,8 @@
 // as the run's lease on the CPU budget.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -75,12 +77,23 @@ class DnnlKernel : public Kernel {
     size_t offset;
   };
 
+  // The oneDNN memory objects of one run, pointed at that run's buffers (creating them anew each run
+  // cost 18% of MobileNetV2's int8 inference on AMX, 6% on AVX2). Concurrent runs each take their own
+  // set from pool_; the pool grows to the most runs this kernel has had at once.
+  struct RunMemories {
+    std::unordered_map<int, dnnl::memory> args;                   // the primitive's
+    std::vector<std::unordered_map<int, dnnl::memory>> packings;  // each packing reorder's
+  };
+  std::unique_ptr<RunMemories> TakeMemories() const;
+
   std::unordered_map<int, ArgSource> args_;
   std::vector<Packing> packings_;
   size_t packed_bytes_ = 0;
   std::vector<ScaleWrite> scale_writes_;
   const dnnl::primitive primitive_;
   const Desc scratchpad_;
+  mutable std::mutex pool_mu_;
+  mutable std::vector<std::unique_ptr<RunMemories>> pool_;
 };
 
 // Copies constant data from `from` (plain) into a new buffer in layout `to` (reorders if they differ).
