@@ -4,11 +4,11 @@
 # MXNet's outputs), AMP and int8 pytest suites. Where the kernel can trap CPUID they run under
 # scripts/as_avx2_cpu.sh, so that every library in their processes (oneDNN, numpy, MXNet) sees a CPU
 # without AVX-512, VNNI or AMX; oneDNN is held to AVX2 in any case (ONEDNN_MAX_CPU_ISA for Quiver's
-# oneDNN 3, DNNL_MAX_CPU_ISA for MXNet 1.9.1's), and this says which of the two it did. The bfloat16 tests say "not run" there, naming
-# the missing instructions; the int8 ones run on oneDNN's AVX2 kernels, with Quiver's 7-bit weights
-# (docs/precision.rst), against the same MXNet fixtures (made where scripts/test.sh ran). Run after
-# scripts/test.sh (it reuses its build and fixtures; .ci/run does); on a CPU without AVX-512
-# scripts/test.sh already ran them so, and this says so.
+# oneDNN 3, DNNL_MAX_CPU_ISA for MXNet 1.9.1's), and this says which of the two it did. The bfloat16
+# tests say "not run" there, naming the missing instructions; the int8 ones run on oneDNN's AVX2
+# kernels, with Quiver's 7-bit weights (docs/precision.rst), against the same MXNet fixtures (made where
+# scripts/test.sh ran). Run after scripts/test.sh (it reuses its build and fixtures; .ci/run does); on a
+# CPU without AVX-512 scripts/test.sh already ran them so, and this says so.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -17,7 +17,6 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>

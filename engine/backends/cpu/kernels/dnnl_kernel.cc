@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <new>
+#include <string>
 
 #include "common/error.h"
 #include "backends/cpu/runtime/compute_pool.h"
