@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/fault_injection.h"
+#include "tensor/huge_pages.h"
 #include "tensor/memory_stats.h"
 
 namespace qv {
@@ -66,7 +67,7 @@ std::shared_ptr<Storage> Storage::Allocate(size_t bytes) {
                                           " bytes this process may use");
   constexpr size_t kAlign = 64;
   const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-  void* p = rounded == 0 ? nullptr : std::aligned_alloc(kAlign, rounded);
+  void* p = rounded == 0 ? nullptr : AllocateLarge(rounded);
   if (rounded != 0 && p == nullptr)
     throw Error(Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes");
   if (p) std::memset(p, 0, rounded);

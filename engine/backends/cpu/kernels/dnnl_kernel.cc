@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "backends/cpu/runtime/compute_pool.h"
+#include "tensor/huge_pages.h"
 #include "tensor/memory_stats.h"
 
 namespace qv::cpu {
@@ -32,7 +33,7 @@ class ThreadScratchpad {
     size_ = 0;
     if (bytes == 0) return;
     const size_t rounded = (bytes + 63) / 64 * 64;
-    data_ = std::aligned_alloc(64, rounded);
+    data_ = AllocateLarge(rounded);
     if (!data_) throw Error(Status::kOutOfMemory, "cannot allocate a " + std::to_string(bytes) + "-byte scratchpad");
     size_ = rounded;
     memory_stats::AddBytes(static_cast<int64_t>(size_));
@@ -132,8 +133,8 @@ int ComputeThreads() {
 }
 
 std::shared_ptr<void> AllocateConstant(size_t bytes) {
-  const size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  const size_t rounded = bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
+  void* p = AllocateLarge(rounded);
   if (!p) throw Error(Status::kOutOfMemory, "cannot allocate " + std::to_string(bytes) + " bytes for parameters");
   memory_stats::AddBytes(static_cast<int64_t>(rounded));
   return std::shared_ptr<void>(p, [rounded](void* q) {
