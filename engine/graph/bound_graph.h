@@ -55,6 +55,10 @@ void FoldBatchNorm(BoundGraph& g);     // Convolution -> BatchNorm becomes one C
 void FuseActivations(BoundGraph& g, const FusionRules& rules);
 // elemwise_add of a node's output and another tensor becomes a kSum post-op of that node.
 void FuseResidualAdd(BoundGraph& g, const FusionRules& rules);
+// A convolution whose output only 1x1 convolutions of stride s (no padding) read computes one pixel in
+// s itself, and those readers take stride 1; a residual it adds is subsampled by a 1x1 max pooling
+// (propagate_strides.cc). After the fusions, so that the post-ops and residual move with it.
+void PropagateStrides(BoundGraph& g);
 void Optimize(BoundGraph& g, const FusionRules& rules);
 
 }  // namespace qv

@@ -208,19 +208,12 @@ void InferFillSizes(BoundGraph& g) {
       // The fill becomes broadcast_like(fill with those sizes 1, source, lhs_axes, rhs_axes).
       Node fill = g.graph.nodes[id];
       for (int64_t d : unknown) shape[d] = 1;
-      std::string text = "(";
-      for (size_t d = 0; d < shape.size(); ++d) text += (d ? ", " : "") + std::to_string(shape[d]);
-      fill.attrs["shape"] = text + ")";
+      fill.attrs["shape"] = TupleString(shape);
       fill.name += "_fill";
       g.graph.nodes.push_back(fill);
-      auto tuple = [](const std::vector<int64_t>& v) {
-        std::string t = "(";
-        for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
-        return t + (v.size() == 1 ? ",)" : ")");
-      };
       Node& like = g.graph.nodes[id];
       like.op = "broadcast_like";
-      like.attrs = {{"lhs_axes", tuple(unknown)}, {"rhs_axes", tuple(found->second)}};
+      like.attrs = {{"lhs_axes", TupleString(unknown)}, {"rhs_axes", TupleString(found->second)}};
       like.inputs = {{static_cast<int>(g.graph.nodes.size()) - 1, 0}, found->first};
       progress = true;
       break;  // `pending` changed
@@ -336,6 +329,7 @@ void Optimize(BoundGraph& g, const FusionRules& rules) {
   FuseActivations(g, rules);
   FuseResidualAdd(g, rules);
   FuseActivations(g, rules);
+  PropagateStrides(g);
   // Parameters that passes replaced (folded weights' originals) are freed here.
   std::set<int> reachable;
   for (int id : TopologicalOrder(g.graph)) reachable.insert(id);

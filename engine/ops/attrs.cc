@@ -99,6 +99,12 @@ std::vector<std::string> Attrs::TupleItems(const std::string& key, const char* e
   return items;
 }
 
+std::string TupleString(const std::vector<int64_t>& values) {
+  std::string text = "(";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + (values.size() == 1 ? ",)" : ")");
+}
+
 std::vector<int64_t> Attrs::GetTuple(const std::string& key, const std::vector<int64_t>& fallback) const {
   if (!Has(key) || Trim(GetString(key, "")) == "None") return fallback;
   std::vector<int64_t> out;

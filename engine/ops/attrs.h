@@ -11,6 +11,9 @@ namespace qv {
 
 struct PostOp;
 
+// A tuple as MXNet writes attribute values: "(2, 2)", "(7,)" for one value, "()" for none.
+std::string TupleString(const std::vector<int64_t>& values);
+
 class Attrs {
  public:
   // `post_ops`: what graph passes fused into the node (may be null: none).
