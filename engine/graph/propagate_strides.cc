@@ -69,22 +69,18 @@ void MoveStride(Graph& graph, int id, const std::vector<int>& readers, const std
 void PropagateStrides(BoundGraph& g) {
   Graph& graph = g.graph;
   const std::set<NodeEntry> outputs(graph.outputs.begin(), graph.outputs.end());
-  // A convolution that took a stride may be a 1x1 one itself, which its own producer can take it from
-  // in turn: repeat until nothing moves.
-  for (bool moved = true; moved;) {
-    moved = false;
-    const std::vector<int> order = TopologicalOrder(graph);
-    std::map<int, std::vector<int>> readers;  // convolution -> the nodes reading its output
-    for (int id : order)
-      for (const NodeEntry& in : graph.nodes[id].inputs)
-        if (graph.nodes[in.node].op == "Convolution") readers[in.node].push_back(id);
-    for (int id : order) {
-      if (graph.nodes[id].op != "Convolution") continue;
-      const std::vector<int64_t> stride = ReadersStride(graph, id, readers[id], outputs);
-      if (stride.empty()) continue;
-      MoveStride(graph, id, readers[id], stride);
-      moved = true;
-    }
+  const std::vector<int> order = TopologicalOrder(graph);
+  std::map<int, std::vector<int>> readers;  // convolution -> the nodes reading its output
+  for (int id : order)
+    for (const NodeEntry& in : graph.nodes[id].inputs)
+      if (graph.nodes[in.node].op == "Convolution") readers[in.node].push_back(id);
+  // Readers before producers: a convolution that takes a stride may be a 1x1 one itself, whose producer,
+  // visited later, takes it in turn. A move changes no producer's list of readers (the pooling it may add
+  // reads a residual, which no strided reader could take).
+  for (auto id = order.rbegin(); id != order.rend(); ++id) {
+    if (graph.nodes[*id].op != "Convolution") continue;
+    const std::vector<int64_t> stride = ReadersStride(graph, *id, readers[*id], outputs);
+    if (!stride.empty()) MoveStride(graph, *id, readers[*id], stride);
   }
 }
 

@@ -5,7 +5,7 @@
 // Why: at batch 1 the wide layers of a CNN read megabytes of weights that no cache kept since the last
 // run (ResNet-18's 512-channel convolutions: 9.4 MB each), and with 4 KiB pages every 4 KiB of them costs
 // a TLB miss and a page walk. That convolution read cold weights from 2 MiB pages about 20% faster; whole
-// models ran 4-10% faster (docs/performance.rst, "Huge pages").
+// models ran up to 10% faster on a loaded host, 0-4% on a quiet one (docs/performance.rst, "Huge pages").
 #pragma once
 
 #include <cstddef>
