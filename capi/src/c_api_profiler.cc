@@ -31,6 +31,7 @@ std::string TraceJson() {
     nlohmann::json args = nlohmann::json::object();
     if (!label.op.empty()) args["op"] = label.op;
     if (!label.detail.empty()) args["detail"] = label.detail;
+    if (!label.kernel.empty()) args["kernel"] = label.kernel;
     if (label.category == "invocation") args["requests"] = s.count;
     if (label.category == "queue") args["priority"] = s.count;
     events.push_back({{"name", label.name},
@@ -49,6 +50,7 @@ std::string TraceJson() {
 
 struct Total {
   std::string op;
+  std::string kernel;  // a node's: what computed it (Kernel::Implementation)
   uint64_t count = 0;
   double total_us = 0;
   void Add(const profiler::Span& s) {
@@ -75,7 +77,10 @@ nlohmann::json Ranked(const std::map<std::string, Total>& totals, const char* ke
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& [name, total] : sorted) {
     nlohmann::json row = {{key, name}};
-    if (with_op) row["op"] = total.op;
+    if (with_op) {
+      row["op"] = total.op;
+      row["kernel"] = total.kernel;
+    }
     row.update(total.Json(all_steps_us));
     rows.push_back(row);
   }
@@ -101,6 +106,7 @@ std::string AggregateJson() {
       // A conversion carries the name of the node it feeds; it gets a row of its own.
       const std::string node = label.category == "conversion" ? label.name + " (layout conversion)" : label.name;
       by_node[node].op = op;
+      by_node[node].kernel = label.kernel;
       by_node[node].Add(s);
       all_steps_us += Microseconds(s.duration);
     }

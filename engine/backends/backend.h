@@ -39,6 +39,9 @@ class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual void Execute(const ExecArgs& args) const = 0;
+  // What computes it where the backend chose among several ways (a oneDNN implementation's name, or
+  // the CPU's Winograd convolution with its matrix product's), for profiles; empty if nothing to say.
+  virtual std::string Implementation() const { return {}; }
 };
 
 // Parameters packed into a backend's layouts, shared by every plan of one cached op.

@@ -39,12 +39,12 @@ Tracks& TheTracks() {
 }  // namespace
 
 const LabelPtr& InvocationLabel() {
-  static const LabelPtr label = std::make_shared<const Label>(Label{"invocation", "invocation", "", ""});
+  static const LabelPtr label = std::make_shared<const Label>(Label{"invocation", "invocation", "", "", ""});
   return label;
 }
 
 const LabelPtr& QueueLabel() {
-  static const LabelPtr label = std::make_shared<const Label>(Label{"queue", "queue", "", ""});
+  static const LabelPtr label = std::make_shared<const Label>(Label{"queue", "queue", "", "", ""});
   return label;
 }
 

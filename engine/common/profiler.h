@@ -24,6 +24,7 @@ struct Label {
   std::string category;  // "operator", "conversion", "invocation" or "queue"
   std::string op;        // a step's operator (canonical type); empty for the others
   std::string detail;    // a step's input shapes and fused nodes
+  std::string kernel;    // what computed a step (Kernel::Implementation); may be empty
 };
 using LabelPtr = std::shared_ptr<const Label>;
 

@@ -262,7 +262,7 @@ class Plan::Builder {
       for (int v : st.inputs) shapes += (shapes.empty() ? "" : " ") + ShapeToString(values_[v].type.shape);
       if (!st.fused.empty()) shapes += "; fused: " + st.fused;
       step.label = std::make_shared<const profiler::Label>(
-          profiler::Label{st.node, st.op.empty() ? "conversion" : "operator", st.op, shapes});
+          profiler::Label{st.node, st.op.empty() ? "conversion" : "operator", st.op, shapes, st.kernel->Implementation()});
       for (int v : st.inputs) step.inputs.push_back(values_[v].ref);
       for (int v : st.outputs) step.outputs.push_back(values_[v].ref);
       if (copy_before[s]) {

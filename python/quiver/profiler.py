@@ -46,14 +46,15 @@ def dump(path: Union[str, "os.PathLike[str]"]) -> None:
 
 
 def aggregate() -> Dict[str, Any]:
-    """Totals per operator type ("operators") and per node ("nodes"), each row with count, total_us,
-    mean_us and share (of all operator time), longest first; and "invocations" and "queue" totals."""
+    """Totals per operator type ("operators") and per node ("nodes", which also say the "kernel" that
+    computed the node where the runtime chose one, else ""), each row with count, total_us, mean_us
+    and share (of all operator time), longest first; and "invocations" and "queue" totals."""
     result: Dict[str, Any] = json.loads(capi.QvProfilerGetAggregate())
     return result
 
 
 def table(top: int = 20) -> str:
-    """aggregate() as text: the `top` nodes and operator types that took longest."""
+    """aggregate() as text: the `top` nodes (with their kernels) and operator types that took longest."""
     stats = aggregate()
     inv = stats["invocations"]
     lines = [f"{inv['count']} invocation(s), mean {inv['mean_us'] / 1000:.3f} ms"]
@@ -64,10 +65,13 @@ def table(top: int = 20) -> str:
         return "\n".join(lines)
     for title, key, rows in (("node", "node", stats["nodes"]), ("operator", "op", stats["operators"])):
         width = max(len(title), *(len(r[key]) for r in rows[:top]))
-        lines += ["", f"{title:<{width}}  {'count':>7}  {'total ms':>10}  {'mean us':>10}  {'share':>6}"]
+        kernels = key == "node"
+        lines += ["", f"{title:<{width}}  {'count':>7}  {'total ms':>10}  {'mean us':>10}  {'share':>6}"
+                  + ("  kernel" if kernels else "")]
         for r in rows[:top]:
             lines.append(f"{r[key]:<{width}}  {r['count']:>7}  {r['total_us'] / 1000:>10.3f}  "
-                         f"{r['mean_us']:>10.1f}  {100 * r['share']:>5.1f}%")
+                         f"{r['mean_us']:>10.1f}  {100 * r['share']:>5.1f}%"
+                         + (f"  {r['kernel']}" if kernels else ""))
     return "\n".join(lines)
 
 

@@ -31,8 +31,12 @@ def test_profile_records_each_operator_of_each_prediction(manifest, tmp_path):
     stats = quiver.profiler.aggregate()
     assert stats["invocations"]["count"] == 3
     assert sum(row["share"] for row in stats["nodes"]) == pytest.approx(1.0)
+    # On the CPU a convolution says which kernel computed it (a oneDNN implementation or Winograd).
+    convolutions = [row for row in stats["nodes"] if row["op"] == "Convolution"]
+    assert convolutions and all(row["kernel"] for row in convolutions)
     table = quiver.profiler.table(top=3)
     assert "3 invocation(s)" in table and stats["nodes"][0]["node"] in table
+    assert stats["nodes"][0]["kernel"] in table
     quiver.profiler.clear()
     assert quiver.profiler.trace()["traceEvents"] == []
 

@@ -473,8 +473,10 @@ QV_EXPORT int QvProfilerClear(void);
 
 /* The spans as a Chrome trace (chrome://tracing, Perfetto: {"traceEvents": [...]}, complete events in
  * microseconds from the profiler's first start, one "tid" per runtime thread or GPU stream, a GPU
- * stream's named by a "thread_name" metadata event; "otherData" holds the dropped count). *json is
- * valid until the next QvProfilerGetTrace on this thread. */
+ * stream's named by a "thread_name" metadata event; "otherData" holds the dropped count). A plan
+ * step's "args" hold its operator ("op"), input shapes and fused nodes ("detail") and, where the
+ * backend chose how to compute it, that implementation ("kernel": oneDNN's name for it, or "winograd
+ * F(2x2, 3x3) + " the matrix product's). *json is valid until the next QvProfilerGetTrace on this thread. */
 QV_EXPORT int QvProfilerGetTrace(const char **json);
 
 /* Writes QvProfilerGetTrace's JSON to `path`. Fails with QV_ERR_INVALID_ARGUMENT when the file cannot
@@ -483,7 +485,8 @@ QV_EXPORT int QvProfilerDumpTrace(const char *path);
 
 /* Aggregate statistics of the spans kept, as JSON, like MXNet's aggregate_stats:
  *   {"operators": [{"op", "count", "total_us", "mean_us", "share"}, ...],   per operator type
- *    "nodes": [{"node", "op", "count", "total_us", "mean_us", "share"}, ...], per node
+ *    "nodes": [{"node", "op", "kernel", "count", "total_us", "mean_us", "share"}, ...], per node
+ *                                                ("kernel" as in the trace's args, or "")
  *    "invocations": {"count", "total_us", "mean_us"}, "queue": {"count", "total_us", "mean_us"},
  *    "dropped": n}
  * sorted by total time, longest first; "share" is the fraction of all step time. *json is valid until

@@ -10,37 +10,12 @@
 
 #include "common/error.h"
 #include "backends/cpu/runtime/compute_pool.h"
+#include "backends/cpu/runtime/thread_buffer.h"
 #include "tensor/huge_pages.h"
 #include "tensor/memory_stats.h"
 
 namespace qv::cpu {
 namespace {
-
-// One scratchpad per thread, grown to the largest any kernel asked for on it.
-class ThreadScratchpad {
- public:
-  ~ThreadScratchpad() { Reset(0); }
-  void* Get(size_t bytes) {
-    if (bytes > size_) Reset(bytes);
-    return data_;
-  }
-
- private:
-  void Reset(size_t bytes) {
-    std::free(data_);
-    memory_stats::RemoveBytes(static_cast<int64_t>(size_));
-    data_ = nullptr;
-    size_ = 0;
-    if (bytes == 0) return;
-    const size_t rounded = (bytes + 63) / 64 * 64;
-    data_ = AllocateLarge(rounded);
-    if (!data_) throw Error(Status::kOutOfMemory, "cannot allocate a " + std::to_string(bytes) + "-byte scratchpad");
-    size_ = rounded;
-    memory_stats::AddBytes(static_cast<int64_t>(size_));
-  }
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
 
 // oneDNN's parallel loops, run on the compute pool as wide as this thread's current kernel may go.
 class PoolThreads : public dnnl::threadpool_interop::threadpool_iface {
@@ -55,9 +30,10 @@ class PoolThreads : public dnnl::threadpool_interop::threadpool_iface {
   int threads = 1;
 };
 
-thread_local ThreadScratchpad t_scratchpad;
+// One scratchpad per thread, grown to the largest any kernel asked for on it.
+thread_local ThreadBuffer t_scratchpad;
 // Where kPackedInput arguments are reordered to, for the primitive that runs right after.
-thread_local ThreadScratchpad t_packed;
+thread_local ThreadBuffer t_packed;
 
 // This thread's stream, its loops `threads` wide. Deliberately never destroyed: worker threads live
 // until the process exits.
@@ -162,7 +138,8 @@ DnnlKernel::DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<i
     : args_(std::move(args)),
       scale_writes_(std::move(scale_writes)),
       primitive_(pd.get()),
-      scratchpad_(pd.scratchpad_desc()) {
+      scratchpad_(pd.scratchpad_desc()),
+      implementation_(pd.impl_info_str()) {
   for (const auto& [id, source] : args_) {
     if (source.kind != ArgSource::kPackedInput) continue;
     const dnnl::reorder::primitive_desc reorder(CpuEngine(), source.from, CpuEngine(), source.desc, BaseAttr());

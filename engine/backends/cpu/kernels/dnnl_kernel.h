@@ -67,6 +67,7 @@ class DnnlKernel : public Kernel {
   DnnlKernel(const dnnl::primitive_desc_base& pd, std::unordered_map<int, ArgSource> args,
              std::vector<ScaleWrite> scale_writes = {});
   void Execute(const ExecArgs& args) const override;
+  std::string Implementation() const override { return implementation_; }
 
  private:
   // A kPackedInput argument's reorder, into `offset` bytes of this thread's packing buffer.
@@ -92,6 +93,7 @@ class DnnlKernel : public Kernel {
   std::vector<ScaleWrite> scale_writes_;
   const dnnl::primitive primitive_;
   const Desc scratchpad_;
+  const std::string implementation_;  // oneDNN's name for the primitive's implementation
   mutable std::mutex pool_mu_;
   mutable std::vector<std::unique_ptr<RunMemories>> pool_;
 };

@@ -49,7 +49,8 @@ public final class Profiler {
   }
 
   /**
-   * Totals per operator type ({@code "operators"}) and per node ({@code "nodes"}), each row with {@code
+   * Totals per operator type ({@code "operators"}) and per node ({@code "nodes"}, which also name the
+   * {@code kernel} that computed the node where the runtime chose one), each row with {@code
    * count}, {@code total_us}, {@code mean_us} and {@code share} of all operator time, longest first; and
    * {@code "invocations"} and {@code "queue"} totals, as JSON.
    */
