@@ -4,6 +4,7 @@
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
 #include "backends/cpu/kernels/int8_support.h"
+#include "backends/cpu/kernels/winograd_convolution.h"
 #include "ops/convolution.h"
 
 namespace qv::cpu {
@@ -123,6 +124,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
           req.attrs.Where() + "an int8 convolution needs its weight and bias to be parameters");
     if (hints.present) return BuildInt8Convolution(req, p, hints);
   }
+  if (UseWinograd(req, p)) return BuildWinogradConvolution(req, p);
 
   const Shape& w = weight.type.shape;
   const memory::dims wdims = WeightDims(p, w);
