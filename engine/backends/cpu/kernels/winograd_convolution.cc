@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
 #include "backends/cpu/kernels/vector_math.h"
@@ -54,33 +57,32 @@ struct F2 {
 
 // The filter transform G g G^T of each (filter, channel) pair, in double, stored as kTile^2 row-major
 // channels x filters matrices (point-major), as the batched product reads them.
-template <typename F>
 std::vector<float> TransformFilters(const float* weights, int64_t filters, int64_t channels) {
-  constexpr int n = F::kTile;
+  constexpr int n = F2::kTile;
   std::vector<float> out(static_cast<size_t>(n * n * channels * filters));
   for (int64_t k = 0; k < filters; ++k) {
     for (int64_t c = 0; c < channels; ++c) {
       const float* g = weights + (k * channels + c) * 9;
       double gg[n][3];  // G g
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j < 3; ++j) gg[i][j] = F::G[i][0] * g[j] + F::G[i][1] * g[3 + j] + F::G[i][2] * g[6 + j];
+        for (int j = 0; j < 3; ++j) gg[i][j] = F2::G[i][0] * g[j] + F2::G[i][1] * g[3 + j] + F2::G[i][2] * g[6 + j];
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j)
           out[static_cast<size_t>(((i * n + j) * channels + c) * filters + k)] =
-              static_cast<float>(gg[i][0] * F::G[j][0] + gg[i][1] * F::G[j][1] + gg[i][2] * F::G[j][2]);
+              static_cast<float>(gg[i][0] * F2::G[j][0] + gg[i][1] * F2::G[j][1] + gg[i][2] * F2::G[j][2]);
     }
   }
   return out;
 }
 
-// Writes tile `t`'s transformed points, every channel, into `points` (points x tiles x channels).
-template <typename F>
-[[gnu::always_inline]] inline void InputTile(const Geometry& g, const float* src, float* points, int64_t first,
-                                             int64_t row, int64_t block) {
-  constexpr int n = F::kTile;
+// Transforms tile `first + row`, every channel, into row `row` of `points` (16 point matrices of `block`
+// tiles x channels). QV_VECTOR_CLONES: one body per instruction set (vector_math.h).
+QV_VECTOR_CLONES void TransformInputTile(const Geometry& g, const float* src, float* points, int64_t first,
+                                         int64_t row, int64_t block) {
+  constexpr int n = F2::kTile;
   const int64_t t = first + row, per_image = g.tiles_down * g.tiles_across;
   const int64_t image = t / per_image, ty = t % per_image / g.tiles_across, tx = t % g.tiles_across;
-  const int64_t y0 = ty * F::kOut - g.pad_top, x0 = tx * F::kOut - g.pad_left;
+  const int64_t y0 = ty * F2::kOut - g.pad_top, x0 = tx * F2::kOut - g.pad_left;
   const int64_t plane = block * g.channels;
   for (int64_t c = 0; c < g.channels; c += kLanes) {
     Vec16 d[n * n], cols[n * n];
@@ -92,20 +94,20 @@ template <typename F>
         d[i * n + j] = inside ? LoadVec(src + ((image * g.height + y) * g.width + x) * g.channels + c) : Vec16{};
       }
     }
-    for (int j = 0; j < n; ++j) F::InputLine(d + j, n, cols + j, n);       // down the columns
-    for (int i = 0; i < n; ++i) F::InputLine(cols + i * n, 1, d + i * n, 1);  // along the rows
+    for (int j = 0; j < n; ++j) F2::InputLine(d + j, n, cols + j, n);       // down the columns
+    for (int i = 0; i < n; ++i) F2::InputLine(cols + i * n, 1, d + i * n, 1);  // along the rows
     float* out = points + row * g.channels + c;
     for (int p = 0; p < n * n; ++p) StoreVec(out + p * plane, d[p]);
   }
 }
 
-// Reads tile `t`'s products (points x tiles x filters), and writes its outputs inside the map with the
-// bias added and the post-ops applied (a residual sum adds what `dst` holds).
-template <typename F>
-[[gnu::always_inline]] inline void OutputTile(const Geometry& g, const float* products, const float* bias,
-                                              const PostOp* ops, int op_count, float* dst, int64_t first,
-                                              int64_t row, int64_t block) {
-  constexpr int n = F::kTile, m = F::kOut;
+// Transforms row `row` of `products` (16 product matrices of `block` tiles x filters) back into the outputs
+// of tile `first + row` that lie inside the map, with the bias added and the post-ops applied (a residual
+// sum adds what `dst` holds).
+QV_VECTOR_CLONES void TransformOutputTile(const Geometry& g, const float* products, const float* bias,
+                                          const PostOp* ops, int op_count, float* dst, int64_t first, int64_t row,
+                                          int64_t block) {
+  constexpr int n = F2::kTile, m = F2::kOut;
   const int64_t t = first + row, per_image = g.tiles_down * g.tiles_across;
   const int64_t image = t / per_image, ty = t % per_image / g.tiles_across, tx = t % g.tiles_across;
   const int64_t plane = block * g.filters;
@@ -114,8 +116,8 @@ template <typename F>
     Vec16 p[n * n], rows[m * n], out[m * m];
     const float* in = products + row * g.filters + k;
     for (int i = 0; i < n * n; ++i) p[i] = LoadVec(in + i * plane);
-    for (int j = 0; j < n; ++j) F::OutputLine(p + j, n, rows + j, n);        // m x n
-    for (int i = 0; i < m; ++i) F::OutputLine(rows + i * n, 1, out + i * m, 1);  // m x m
+    for (int j = 0; j < n; ++j) F2::OutputLine(p + j, n, rows + j, n);        // m x n
+    for (int i = 0; i < m; ++i) F2::OutputLine(rows + i * n, 1, out + i * m, 1);  // m x m
     const Vec16 b = bias ? LoadVec(bias + k) : zero;
     for (int i = 0; i < m; ++i) {
       const int64_t y = ty * m + i;
@@ -146,16 +148,6 @@ template <typename F>
   }
 }
 
-// One body per instruction set (vector_math.h: QV_VECTOR_CLONES).
-QV_VECTOR_CLONES void InputTiles(const Geometry& g, const float* src, float* points, int64_t first, int64_t row,
-                                  int64_t block) {
-  InputTile<F2>(g, src, points, first, row, block);
-}
-QV_VECTOR_CLONES void OutputTiles(const Geometry& g, const float* products, const float* bias, const PostOp* ops,
-                                   int op_count, float* dst, int64_t first, int64_t row, int64_t block) {
-  OutputTile<F2>(g, products, bias, ops, op_count, dst, first, row, block);
-}
-
 constexpr int kPoints = F2::kTile * F2::kTile;
 
 // Runs the tiles in blocks, each block start to finish on one thread (transform, products, output
@@ -182,10 +174,10 @@ class WinogradKernel : public Kernel {
     if (block_ == tiles) {
       float* points = static_cast<float*>(t_points.Get(sizeof(float) * kPoints * tiles * g_.channels));
       float* products = static_cast<float*>(t_products.Get(sizeof(float) * kPoints * tiles * g_.filters));
-      ParallelFor(args.threads, tiles, [&](int64_t t) { InputTiles(g_, src, points, 0, t, tiles); });
+      ParallelFor(args.threads, tiles, [&](int64_t t) { TransformInputTile(g_, src, points, 0, t, tiles); });
       products_->Execute(ExecArgs{{points}, {products}, args.threads});
       ParallelFor(args.threads, tiles,
-                  [&](int64_t t) { OutputTiles(g_, products, bias, ops_.data(), op_count, dst, 0, t, tiles); });
+                  [&](int64_t t) { TransformOutputTile(g_, products, bias, ops_.data(), op_count, dst, 0, t, tiles); });
       return;
     }
     const int blocks = static_cast<int>((tiles + block_ - 1) / block_);
@@ -193,13 +185,14 @@ class WinogradKernel : public Kernel {
       float* points = static_cast<float*>(t_points.Get(sizeof(float) * kPoints * block_ * g_.channels));
       float* products = static_cast<float*>(t_products.Get(sizeof(float) * kPoints * block_ * g_.filters));
       const int64_t first = b * block_, count = std::min(block_, tiles - first);
-      for (int64_t t = 0; t < count; ++t) InputTiles(g_, src, points, first, t, block_);
+      for (int64_t t = 0; t < count; ++t) TransformInputTile(g_, src, points, first, t, block_);
       // A short last block's spare rows are zeroed (whatever the buffer held could be slow denormals);
       // their products are never read.
       for (int p = 0; count < block_ && p < kPoints; ++p)
         std::memset(points + (p * block_ + count) * g_.channels, 0, sizeof(float) * (block_ - count) * g_.channels);
       products_->Execute(ExecArgs{{points}, {products}, 1});
-      for (int64_t t = 0; t < count; ++t) OutputTiles(g_, products, bias, ops_.data(), op_count, dst, first, t, block_);
+      for (int64_t t = 0; t < count; ++t)
+        TransformOutputTile(g_, products, bias, ops_.data(), op_count, dst, first, t, block_);
     });
   }
 
@@ -260,7 +253,7 @@ KernelBuild BuildWinogradConvolution(const KernelRequest& req, const Convolution
   const Desc packed = pd.weights_desc();
   ConstantCache& constants = CpuConstants(req);
   std::shared_ptr<void> filters = constants.GetDerived(req.inputs[1].constant, packed, [&](const float* w) {
-    const std::vector<float> transformed = TransformFilters<F2>(w, g.filters, g.channels);
+    const std::vector<float> transformed = TransformFilters(w, g.filters, g.channels);
     return ReorderConstant(transformed.data(), Desc({kPoints, g.channels, g.filters}, f32, abc), packed);
   });
   std::unordered_map<int, ArgSource> args;
