@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -246,10 +247,16 @@ KernelBuild BuildWinogradConvolution(const KernelRequest& req, const Convolution
   // Blocks run their products on the one thread that runs the block.
   const int threads = ComputeThreads();
   if (block < g.Tiles()) SetComputeThreads(1);
-  const dnnl::matmul::primitive_desc pd(CpuEngine(), Desc({kPoints, block, g.channels}, f32, abc),
-                                        Desc({kPoints, g.channels, g.filters}, f32, memory::format_tag::any),
-                                        Desc({kPoints, block, g.filters}, f32, abc), BaseAttr());
+  dnnl::matmul::primitive_desc pd(CpuEngine(), Desc({kPoints, block, g.channels}, f32, abc),
+                                  Desc({kPoints, g.channels, g.filters}, f32, memory::format_tag::any),
+                                  Desc({kPoints, block, g.filters}, f32, abc), BaseAttr());
+  // Only oneDNN's brgemm matmul: its gemm-based one keeps its JIT code in process-wide statics that
+  // exit destroys, under any product still running then (a program returning from main with work in
+  // flight crashed, tests/c/exit_with_work_test.c on AVX2); the brgemm code belongs to the primitive.
+  bool brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
+  while (!brgemm && pd.next_impl()) brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
   SetComputeThreads(threads);
+  if (!brgemm) return {};
   const Desc packed = pd.weights_desc();
   ConstantCache& constants = CpuConstants(req);
   std::shared_ptr<void> filters = constants.GetDerived(req.inputs[1].constant, packed, [&](const float* w) {

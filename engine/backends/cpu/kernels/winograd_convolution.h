@@ -20,7 +20,8 @@ namespace qv::cpu {
 // clip and the residual sum, and outputs enough that the arithmetic saved outweighs the larger filters.
 bool UseWinograd(const KernelRequest& req, const ConvolutionParams& p);
 
-// The kernel: channels-last float32 in and out.
+// The kernel: channels-last float32 in and out; no kernel (KernelBuild::kernel null) where oneDNN has no
+// brgemm matrix product for its shapes.
 KernelBuild BuildWinogradConvolution(const KernelRequest& req, const ConvolutionParams& p);
 
 }  // namespace qv::cpu
