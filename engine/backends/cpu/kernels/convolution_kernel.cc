@@ -124,10 +124,7 @@ KernelBuild BuildConvolution(const KernelRequest& req) {
           req.attrs.Where() + "an int8 convolution needs its weight and bias to be parameters");
     if (hints.present) return BuildInt8Convolution(req, p, hints);
   }
-  if (UseWinograd(req, p)) {
-    KernelBuild winograd = BuildWinogradConvolution(req, p);
-    if (winograd.kernel) return winograd;
-  }
+  if (KernelBuild winograd = TryWinogradConvolution(req, p); winograd.kernel) return winograd;
 
   const Shape& w = weight.type.shape;
   const memory::dims wdims = WeightDims(p, w);

@@ -140,7 +140,7 @@ QV_VECTOR_CLONES void TransformOutputTile(const Geometry& g, const float* produc
               v = v > hi ? hi : v;
               break;
             }
-            case PostOp::kGelu: break;  // UseWinograd leaves GELU to the direct kernel
+            case PostOp::kGelu: break;  // Applies leaves GELU to the direct kernel
           }
         }
         StoreVec(d, v);
@@ -171,30 +171,25 @@ class WinogradKernel : public Kernel {
     float* dst = static_cast<float*>(args.outputs[0]);
     const float* bias = static_cast<const float*>(bias_.get());
     const int op_count = static_cast<int>(ops_.size());
-    thread_local ThreadBuffer t_points, t_products;
-    if (block_ == tiles) {
-      float* points = static_cast<float*>(t_points.Get(sizeof(float) * kPoints * tiles * g_.channels));
-      float* products = static_cast<float*>(t_products.Get(sizeof(float) * kPoints * tiles * g_.filters));
-      ParallelFor(args.threads, tiles, [&](int64_t t) { TransformInputTile(g_, src, points, 0, t, tiles); });
-      products_->Execute(ExecArgs{{points}, {products}, args.threads});
-      ParallelFor(args.threads, tiles,
-                  [&](int64_t t) { TransformOutputTile(g_, products, bias, ops_.data(), op_count, dst, 0, t, tiles); });
-      return;
-    }
-    const int blocks = static_cast<int>((tiles + block_ - 1) / block_);
-    ComputePool::Get().Run(args.threads, blocks, [&](int b, int) {
+    // The block from tile `first`, its loops and product `threads` wide, in this thread's buffers.
+    const auto run_block = [&](int64_t first, int threads) {
+      thread_local ThreadBuffer t_points, t_products;
       float* points = static_cast<float*>(t_points.Get(sizeof(float) * kPoints * block_ * g_.channels));
       float* products = static_cast<float*>(t_products.Get(sizeof(float) * kPoints * block_ * g_.filters));
-      const int64_t first = b * block_, count = std::min(block_, tiles - first);
-      for (int64_t t = 0; t < count; ++t) TransformInputTile(g_, src, points, first, t, block_);
+      const int64_t count = std::min(block_, tiles - first);
+      ParallelFor(threads, count, [&](int64_t t) { TransformInputTile(g_, src, points, first, t, block_); });
       // A short last block's spare rows are zeroed (whatever the buffer held could be slow denormals);
       // their products are never read.
       for (int p = 0; count < block_ && p < kPoints; ++p)
         std::memset(points + (p * block_ + count) * g_.channels, 0, sizeof(float) * (block_ - count) * g_.channels);
-      products_->Execute(ExecArgs{{points}, {products}, 1});
-      for (int64_t t = 0; t < count; ++t)
+      products_->Execute(ExecArgs{{points}, {products}, threads});
+      ParallelFor(threads, count, [&](int64_t t) {
         TransformOutputTile(g_, products, bias, ops_.data(), op_count, dst, first, t, block_);
-    });
+      });
+    };
+    if (block_ == tiles) return run_block(0, args.threads);
+    const int blocks = static_cast<int>((tiles + block_ - 1) / block_);
+    ComputePool::Get().Run(args.threads, blocks, [&](int b, int) { run_block(b * block_, 1); });
   }
 
  private:
@@ -217,9 +212,8 @@ int64_t BlockTiles(const Geometry& g) {
   return blocks > 1 && blocks * g.channels * g.filters < 2 * tiles * (g.channels + g.filters) ? block : tiles;
 }
 
-}  // namespace
-
-bool UseWinograd(const KernelRequest& req, const ConvolutionParams& p) {
+// Whether the convolution is one Winograd pays for (winograd_convolution.h).
+bool Applies(const KernelRequest& req, const ConvolutionParams& p) {
   if (ComputeType(req.precision) != memory::data_type::f32) return false;
   if (p.kernel != std::vector<int64_t>{3, 3} || p.stride != std::vector<int64_t>{1, 1} ||
       p.dilate != std::vector<int64_t>{1, 1} || p.num_group != 1)
@@ -236,7 +230,10 @@ bool UseWinograd(const KernelRequest& req, const ConvolutionParams& p) {
   return out[0] * out[2] * out[3] >= 14 * 14;
 }
 
-KernelBuild BuildWinogradConvolution(const KernelRequest& req, const ConvolutionParams& p) {
+}  // namespace
+
+KernelBuild TryWinogradConvolution(const KernelRequest& req, const ConvolutionParams& p) {
+  if (!Applies(req, p)) return {};
   const Shape& in = req.inputs[0].type.shape;
   const Shape& out = req.outputs[0].shape;
   const Geometry g{in[0], in[1], in[2], in[3], out[1], out[2], out[3], p.pad[0], p.pad[1],
@@ -253,8 +250,10 @@ KernelBuild BuildWinogradConvolution(const KernelRequest& req, const Convolution
   // Only oneDNN's brgemm matmul: its gemm-based one keeps its JIT code in process-wide statics that
   // exit destroys, under any product still running then (a program returning from main with work in
   // flight crashed, tests/c/exit_with_work_test.c on AVX2); the brgemm code belongs to the primitive.
-  bool brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
-  while (!brgemm && pd.next_impl()) brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
+  bool brgemm = false;
+  do {
+    brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
+  } while (!brgemm && pd.next_impl());
   SetComputeThreads(threads);
   if (!brgemm) return {};
   const Desc packed = pd.weights_desc();

@@ -15,13 +15,11 @@
 
 namespace qv::cpu {
 
-// Whether the float32 convolution `p` of `req` runs as Winograd: 2-D, 3x3, stride 1, no dilation, one
-// group, parameter weight and bias, channel counts multiples of 16, post-ops among ReLU, leaky ReLU,
-// clip and the residual sum, and outputs enough that the arithmetic saved outweighs the larger filters.
-bool UseWinograd(const KernelRequest& req, const ConvolutionParams& p);
-
-// The kernel: channels-last float32 in and out; no kernel (KernelBuild::kernel null) where oneDNN has no
-// brgemm matrix product for its shapes.
-KernelBuild BuildWinogradConvolution(const KernelRequest& req, const ConvolutionParams& p);
+// The Winograd kernel of the float32 convolution `p` of `req` (channels-last float32 in and out), where
+// it applies: 2-D, 3x3, stride 1, no dilation, one group, parameter weight and bias, channel counts
+// multiples of 16, post-ops among ReLU, leaky ReLU, clip and the residual sum, outputs enough that the
+// arithmetic saved outweighs the larger filters, and a brgemm matrix product in oneDNN for its shapes.
+// Elsewhere no kernel (KernelBuild::kernel null): the caller builds the direct one.
+KernelBuild TryWinogradConvolution(const KernelRequest& req, const ConvolutionParams& p);
 
 }  // namespace qv::cpu
