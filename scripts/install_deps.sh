@@ -9,6 +9,7 @@ packages=(
   curl xz-utils patch                               # oneDNN 3.7 from source (scripts/build_onednn.sh)
   nlohmann-json3-dev catch2                         # JSON parsing, unit tests
   clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
+  ccache                                            # CI rebuilds the same sources in many trees
   "$@"
 )
 
