@@ -40,6 +40,12 @@ generate() {  # OUT
   # portability fix that libc++ 22 needs (the patch file says why).
   patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$work/debian/patches/upstream-3.7.3.patch"
   patch -d "$work/oneDNN-3.7.2" -p1 --quiet <"$here/patches/onednn-3.7-eltwise-table-lookup.patch"
+  # DNNL_MAYBE_UNIQUE_PTR_IS_UNIQUE=0: the JIT code that the gemm-based kernels keep in static
+  # pointers is never freed at exit. Quiver lets running work finish at exit (engine/scheduler),
+  # but those statics come into being at a kernel's first run, after Quiver's exit handler, so exit
+  # would destroy them first: a program that returned from main with a gemm-based step running
+  # crashed in it (tests/c/exit_with_work_test.c).
+  CXXFLAGS="-DDNNL_MAYBE_UNIQUE_PTR_IS_UNIQUE=0" \
   cmake -S "$work/oneDNN-3.7.2" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_PREFIX="$out" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
     -DDNNL_LIBRARY_TYPE=STATIC -DDNNL_CPU_RUNTIME=THREADPOOL -DDNNL_GPU_RUNTIME=NONE \
