@@ -17,6 +17,10 @@ LayerNormGeometry ResolveLayerNorm(const Attrs& attrs, const Shape& data);
 // batch_dot(transpose_a, transpose_b) of operands of shapes `a` and `b`.
 BatchDotGeometry ResolveBatchDot(const Attrs& attrs, const Shape& a, const Shape& b);
 
+// dot(transpose_a, transpose_b) of operands of shapes `a` and `b`: one product (batch 1) of the operands
+// flattened to matrices, and the output's shape.
+BatchDotGeometry ResolveDot(const Attrs& attrs, const Shape& a, const Shape& b, Shape* out = nullptr);
+
 // _contrib_interleaved_matmul_selfatt_qk / _valatt(heads) on projections of shape `qkv`.
 InterleavedGeometry ResolveInterleaved(const Attrs& attrs, const Shape& qkv);
 

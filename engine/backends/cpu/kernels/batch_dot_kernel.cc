@@ -1,5 +1,5 @@
-// batch_dot as oneDNN's matmul over the operands as stored (a transposed operand is a strided view),
-// or a loop over output elements (ops/transformer_math.h) where oneDNN has no implementation.
+// batch_dot and dot as oneDNN's matmul over the operands as stored (a transposed operand is a strided
+// view), or a loop over output elements (ops/transformer_math.h) where oneDNN has no implementation.
 #include "backends/cpu/kernels/strided_matmul.h"
 #include "backends/cpu/kernels/transformer_loop.h"
 #include "ops/transformer_ops.h"
@@ -7,8 +7,7 @@
 namespace qv::cpu {
 namespace {
 
-KernelBuild BuildBatchDot(const KernelRequest& req) {
-  const BatchDotGeometry g = ResolveBatchDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape);
+KernelBuild BuildProduct(const KernelRequest& req, const BatchDotGeometry& g) {
   KernelBuild build = BuildPlainLoop(req, g.batch * g.m * g.n,
                                      [g](const std::vector<const float*>& in, float* out, int64_t i) {
                                        out[i] = BatchDotElement(g, in[0], in[1], i);
@@ -24,7 +23,16 @@ KernelBuild BuildBatchDot(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"batch_dot"}, BuildBatchDot);
+KernelBuild BuildBatchDot(const KernelRequest& req) {
+  return BuildProduct(req, ResolveBatchDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape));
+}
+
+KernelBuild BuildDot(const KernelRequest& req) {
+  return BuildProduct(req, ResolveDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape));
+}
+
+const CpuKernelRegistrar kBatchDot({"batch_dot"}, BuildBatchDot);
+const CpuKernelRegistrar kDot({"dot"}, BuildDot);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,4 +1,4 @@
-// The transformer operators on CUDA: LayerNorm, batch_dot, the interleaved self-attention products,
+// The transformer operators on CUDA: LayerNorm, batch_dot, dot, the interleaved self-attention products,
 // _contrib_div_sqrt_dim, SequenceMask, Cast and softmax with lengths (transformer.cu), all on
 // row-major data, each computed as the CPU computes it (ops/transformer_math.h).
 #include <functional>
@@ -53,6 +53,13 @@ KernelBuild BuildBatchDot(const KernelRequest& req, DeviceConstantStore&) {
   });
 }
 
+KernelBuild BuildDot(const KernelRequest& req, DeviceConstantStore&) {
+  const BatchDotGeometry g = ResolveDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape);
+  return Build(req, "the dot kernel", [g](const std::vector<const float*>& in, float* out, cudaStream_t s) {
+    launch::BatchDot(g, in[0], in[1], out, s);
+  });
+}
+
 KernelBuild BuildQk(const KernelRequest& req, DeviceConstantStore&) {
   const InterleavedGeometry g = ResolveInterleaved(req.attrs, req.inputs[0].type.shape);
   return Build(req, "the selfatt_qk kernel", [g](const std::vector<const float*>& in, float* out, cudaStream_t s) {
@@ -101,6 +108,7 @@ KernelBuild BuildCast(const KernelRequest& req, DeviceConstantStore&) {
 
 const CudaKernelRegistrar kLayerNorm({"LayerNorm"}, BuildLayerNorm);
 const CudaKernelRegistrar kBatchDot({"batch_dot"}, BuildBatchDot);
+const CudaKernelRegistrar kDot({"dot"}, BuildDot);
 const CudaKernelRegistrar kQk({"_contrib_interleaved_matmul_selfatt_qk"}, BuildQk);
 const CudaKernelRegistrar kValAtt({"_contrib_interleaved_matmul_selfatt_valatt"}, BuildValAtt);
 const CudaKernelRegistrar kDivSqrtDim({"_contrib_div_sqrt_dim"}, BuildDivSqrtDim);

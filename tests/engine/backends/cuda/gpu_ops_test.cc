@@ -499,7 +499,7 @@ TEST_CASE("GPU ROIAlign matches the CPU: fixed and adaptive grids, position-sens
       }
 }
 
-TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interleaved attention, masks", "[gpu]") {
+TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, dot, interleaved attention, masks", "[gpu]") {
   std::mt19937 rng(14);
   GraphBuilder ln;
   ln.Output(ln.Op("LayerNorm", "ln", {{"axis", "1"}, {"eps", "1e-12"}},
@@ -510,6 +510,9 @@ TEST_CASE("GPU transformer operators match the CPU: LayerNorm, batch_dot, interl
   bd.Output(bd.Op("batch_dot", "bd", {{"transpose_a", "True"}, {"transpose_b", "True"}},
                   {bd.Variable("a"), bd.Variable("b")}));
   ExpectGpuMatchesCpu(bd, {}, {qv_test::Random({2, 5, 3}, &rng), qv_test::Random({2, 6, 5}, &rng)});
+  GraphBuilder dot;
+  dot.Output(dot.Op("dot", "dot", {{"transpose_a", "True"}}, {dot.Variable("a"), dot.Variable("b")}));
+  ExpectGpuMatchesCpu(dot, {}, {qv_test::Random({5, 2, 3}, &rng), qv_test::Random({5, 4}, &rng)});
   // BERT's attention: qk, softmax over valid lengths, valatt.
   GraphBuilder att;
   const int qkv = att.Variable("qkv"), len = att.Variable("len");
