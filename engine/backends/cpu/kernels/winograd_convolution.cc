@@ -247,9 +247,8 @@ KernelBuild TryWinogradConvolution(const KernelRequest& req, const ConvolutionPa
   dnnl::matmul::primitive_desc pd(CpuEngine(), Desc({kPoints, block, g.channels}, f32, abc),
                                   Desc({kPoints, g.channels, g.filters}, f32, memory::format_tag::any),
                                   Desc({kPoints, block, g.filters}, f32, abc), BaseAttr());
-  // Only oneDNN's brgemm matmul: its gemm-based one keeps its JIT code in process-wide statics that
-  // exit destroys, under any product still running then (a program returning from main with work in
-  // flight crashed, tests/c/exit_with_work_test.c on AVX2); the brgemm code belongs to the primitive.
+  // oneDNN's brgemm matmul, the one this kernel's speed and its concurrency tests were measured with
+  // (docs/performance.rst): on AVX2 oneDNN ranks its gemm-based matmul first for these products.
   bool brgemm = false;
   do {
     brgemm = std::string(pd.impl_info_str()).rfind("brg", 0) == 0;
