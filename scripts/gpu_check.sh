@@ -362,7 +362,8 @@ stage_b() {
   command -v ninja >/dev/null || generator="Unix Makefiles"
   cmake_args=(-S "$ROOT" -B "$BUILD" -G "$generator" -DCMAKE_BUILD_TYPE=Release -DQUIVER_ONEDNN_ROOT="$WORK/onednn"
     -Dnlohmann_json_DIR="$CARRY/nlohmann_json/share/cmake/nlohmann_json" -DCatch2_DIR="$CARRY/catch2/lib/cmake/Catch2"
-    -DQUIVER_FIXTURES_DIR="$WORK/no-fixtures" -DQUIVER_WERROR=OFF)
+    -DQUIVER_FIXTURES_DIR="$WORK/no-fixtures" -DQUIVER_WERROR=OFF
+    -DQUIVER_CCACHE=OFF)  # one build on a machine that goes back afterwards: nothing to reuse
   root="$(cuda_root)"
   if [ -n "$root" ]; then
     cublas_root="$(cuda_root_with_cublas "$root")"
