@@ -1,5 +1,5 @@
 # Compiles through ccache where it is installed (scripts/install_deps.sh installs it): CI builds the
-# same sources into six trees (tests, Python extension, shipped natives, sdist, two sanitizers, CUDA)
+# same sources into seven trees (tests, Python extension, shipped natives, sdist, two sanitizers, CUDA)
 # on every fresh clone, and the cache under ~/.cache/ccache makes all but the changed files hits.
 # Hits across clones in different folders: paths under the source tree are hashed relative to it
 # (CCACHE_BASEDIR), the working folder is left out of the hash and mapped out of the debug info.

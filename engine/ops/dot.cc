@@ -3,19 +3,11 @@
 // first axis x the rest, read transposed; the rhs is (its first axis) x (the rest), or with transpose_b
 // (all but its last axis) x (its last axis), read transposed. The output keeps the lhs's and the rhs's
 // uncontracted axes, each only where that operand has more than one axis; two vectors give shape (1,).
-#include <numeric>
-
 #include "common/error.h"
+#include "common/shape.h"
 #include "ops/transformer_ops.h"
 
 namespace qv {
-namespace {
-
-int64_t Product(Shape::const_iterator from, Shape::const_iterator to) {
-  return std::accumulate(from, to, int64_t{1}, [](int64_t x, int64_t y) { return x * y; });
-}
-
-}  // namespace
 
 BatchDotGeometry ResolveDot(const Attrs& attrs, const Shape& a, const Shape& b, Shape* out) {
   Check(attrs.GetString("forward_stype", "None") == "None", Status::kUnsupported,
@@ -27,23 +19,20 @@ BatchDotGeometry ResolveDot(const Attrs& attrs, const Shape& a, const Shape& b, 
   const std::string shapes = "lhs " + ShapeToString(a) + " and rhs " + ShapeToString(b);
   Check(a.size() > 1 || b.size() > 1 || (!g.transpose_a && !g.transpose_b), Status::kShape,
         attrs.Where() + "the vectors " + shapes + " cannot be transposed");
-  // The lhs's kept axes are [a_kept, a_kept_end); the rhs's likewise.
-  const auto a_kept = g.transpose_a ? a.begin() + 1 : a.begin();
-  const auto a_kept_end = g.transpose_a ? a.end() : a.end() - 1;
-  const auto b_kept = g.transpose_b ? b.begin() : b.begin() + 1;
-  const auto b_kept_end = g.transpose_b ? b.end() - 1 : b.end();
-  g.m = Product(a_kept, a_kept_end);
+  // The axes each operand keeps; a vector keeps none.
+  const Shape a_kept(g.transpose_a ? a.begin() + 1 : a.begin(), g.transpose_a ? a.end() : a.end() - 1);
+  const Shape b_kept(g.transpose_b ? b.begin() : b.begin() + 1, g.transpose_b ? b.end() - 1 : b.end());
+  g.m = ElementCount(a_kept);
   g.k = g.transpose_a ? a.front() : a.back();
-  g.n = Product(b_kept, b_kept_end);
+  g.n = ElementCount(b_kept);
   const int64_t k_b = g.transpose_b ? b.back() : b.front();
   Check(g.k == k_b, Status::kShape,
         attrs.Where() + shapes + " (transpose_a=" + (g.transpose_a ? "True" : "False") +
             ", transpose_b=" + (g.transpose_b ? "True" : "False") + ") have inner sizes " + std::to_string(g.k) +
             " and " + std::to_string(k_b));
   if (out) {
-    out->clear();
-    if (a.size() > 1) out->insert(out->end(), a_kept, a_kept_end);
-    if (b.size() > 1) out->insert(out->end(), b_kept, b_kept_end);
+    *out = a_kept;
+    out->insert(out->end(), b_kept.begin(), b_kept.end());
     if (out->empty()) out->push_back(1);
   }
   return g;

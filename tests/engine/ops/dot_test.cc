@@ -7,26 +7,24 @@ using namespace qv_op_test;
 namespace {
 
 // The lhs contracts its last axis (its first with ta), the rhs its first (its last with tb); the
-// output's axes are the lhs's others then the rhs's others, each only for an operand of rank > 1.
+// output's axes are the lhs's others then the rhs's others (a vector has none), or (1,).
 Tensor RefDot(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   const Shape a_kept(ta ? a.shape.begin() + 1 : a.shape.begin(), ta ? a.shape.end() : a.shape.end() - 1);
   const Shape b_kept(tb ? b.shape.begin() : b.shape.begin() + 1, tb ? b.shape.end() - 1 : b.shape.end());
   const int64_t k = ta ? a.shape.front() : a.shape.back();
-  Shape out;
-  if (a.shape.size() > 1) out.insert(out.end(), a_kept.begin(), a_kept.end());
-  if (b.shape.size() > 1) out.insert(out.end(), b_kept.begin(), b_kept.end());
+  Shape out = a_kept;
+  out.insert(out.end(), b_kept.begin(), b_kept.end());
   if (out.empty()) out.push_back(1);
   Tensor y(out);
   const std::vector<int64_t> sa = Strides(a.shape), sb = Strides(b.shape);
   for (int64_t o = 0; o < y.size(); ++o) {
-    const std::vector<int64_t> idx = a.shape.size() > 1 || b.shape.size() > 1 ? Unravel(o, out) : std::vector<int64_t>{};
-    const size_t split = a.shape.size() > 1 ? a_kept.size() : 0;  // where the rhs's kept axes begin in idx
+    const std::vector<int64_t> idx = Unravel(o, out);  // the lhs's kept axes, then the rhs's
     double s = 0;
     for (int64_t q = 0; q < k; ++q) {
-      int64_t pa = (ta ? q * sa.front() : q * sa.back());
-      for (size_t d = 0; d < split; ++d) pa += idx[d] * sa[ta ? d + 1 : d];
-      int64_t pb = (tb ? q * sb.back() : q * sb.front());
-      for (size_t d = 0; d < b_kept.size() && b.shape.size() > 1; ++d) pb += idx[split + d] * sb[tb ? d : d + 1];
+      int64_t pa = ta ? q * sa.front() : q * sa.back();
+      for (size_t d = 0; d < a_kept.size(); ++d) pa += idx[d] * sa[ta ? d + 1 : d];
+      int64_t pb = tb ? q * sb.back() : q * sb.front();
+      for (size_t d = 0; d < b_kept.size(); ++d) pb += idx[a_kept.size() + d] * sb[tb ? d : d + 1];
       s += static_cast<double>(a.data[pa]) * b.data[pb];
     }
     y.data[o] = static_cast<float>(s);

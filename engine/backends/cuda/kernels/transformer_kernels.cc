@@ -46,18 +46,21 @@ KernelBuild BuildLayerNorm(const KernelRequest& req, DeviceConstantStore&) {
   });
 }
 
-KernelBuild BuildBatchDot(const KernelRequest& req, DeviceConstantStore&) {
-  const BatchDotGeometry g = ResolveBatchDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape);
-  return Build(req, "the batch_dot kernel", [g](const std::vector<const float*>& in, float* out, cudaStream_t s) {
+// batch_dot and dot: the matrix products of geometry `g`.
+KernelBuild BuildProduct(const KernelRequest& req, const char* what, const BatchDotGeometry& g) {
+  return Build(req, what, [g](const std::vector<const float*>& in, float* out, cudaStream_t s) {
     launch::BatchDot(g, in[0], in[1], out, s);
   });
 }
 
+KernelBuild BuildBatchDot(const KernelRequest& req, DeviceConstantStore&) {
+  return BuildProduct(req, "the batch_dot kernel",
+                      ResolveBatchDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape));
+}
+
 KernelBuild BuildDot(const KernelRequest& req, DeviceConstantStore&) {
-  const BatchDotGeometry g = ResolveDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape);
-  return Build(req, "the dot kernel", [g](const std::vector<const float*>& in, float* out, cudaStream_t s) {
-    launch::BatchDot(g, in[0], in[1], out, s);
-  });
+  return BuildProduct(req, "the dot kernel",
+                      ResolveDot(req.attrs, req.inputs[0].type.shape, req.inputs[1].type.shape));
 }
 
 KernelBuild BuildQk(const KernelRequest& req, DeviceConstantStore&) {
