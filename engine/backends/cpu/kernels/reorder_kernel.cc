@@ -3,16 +3,17 @@
 #include <cstring>
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
+#include "backends/cpu/kernels/planar_quantize.h"
 
 namespace qv::cpu {
 namespace {
 
-// Quantizes float data with the scale measured on it: max |value| / levels, written where the reorder
+// Quantizes float data with the scale measured on it: max |value| / levels, written where the conversion
 // reads its destination scale.
 class MeasuredQuantizeKernel : public Kernel {
  public:
-  MeasuredQuantizeKernel(const Desc& from, const Desc& to, float levels, std::unique_ptr<Kernel> reorder)
-      : floats_(from.get_size() / sizeof(float)), offset_(ScaleOffset(to)), levels_(levels), reorder_(std::move(reorder)) {}
+  MeasuredQuantizeKernel(const Desc& from, const Desc& to, float levels, std::unique_ptr<Kernel> convert)
+      : floats_(from.get_size() / sizeof(float)), offset_(ScaleOffset(to)), levels_(levels), convert_(std::move(convert)) {}
 
   void Execute(const ExecArgs& args) const override {
     const float* x = static_cast<const float*>(args.inputs[0]);
@@ -21,19 +22,19 @@ class MeasuredQuantizeKernel : public Kernel {
     // All zeros: any scale gives zeros.
     const float scale = largest > 0 ? largest / levels_ : 1.f;
     std::memcpy(static_cast<char*>(args.outputs[0]) + offset_, &scale, sizeof scale);
-    reorder_->Execute(args);
+    convert_->Execute(args);
   }
+  std::string Implementation() const override { return convert_->Implementation(); }
 
  private:
   size_t floats_;  // blocked layouts pad with zeros, which leave the maximum alone
   size_t offset_;
   float levels_;
-  std::unique_ptr<Kernel> reorder_;
+  std::unique_ptr<Kernel> convert_;
 };
 
-}  // namespace
-
-std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, const Quantization& to_quant) {
+// oneDNN's reorder, through the scales of int8 tensors.
+std::unique_ptr<Kernel> MakeDnnlReorder(const Desc& from, const Desc& to, const Quantization& to_quant) {
   dnnl::primitive_attr attr = BaseAttr();
   std::unordered_map<int, ArgSource> args;
   args[DNNL_ARG_FROM] = {ArgSource::kInput, 0, nullptr, from};
@@ -51,10 +52,17 @@ std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, cons
     else if (int8_in) writes.push_back({0, ScaleOffset(to), 0, 0, ScaleOffset(from)});
   }
   const dnnl::reorder::primitive_desc pd(CpuEngine(), from, CpuEngine(), to, attr);
-  auto reorder = std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
-  if (int8_out && !int8_in && to_quant.scale == 0)
-    return std::make_unique<MeasuredQuantizeKernel>(from, to, to_quant.levels, std::move(reorder));
-  return reorder;
+  return std::make_unique<DnnlKernel>(pd, std::move(args), std::move(writes));
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeReorderKernel(const Desc& from, const Desc& to, const Quantization& to_quant) {
+  if (IsQuantized(from) || !IsQuantized(to)) return MakeDnnlReorder(from, to, to_quant);
+  std::unique_ptr<Kernel> quantize = MakePlanarQuantizeKernel(from, to, to_quant);
+  if (!quantize) quantize = MakeDnnlReorder(from, to, to_quant);
+  if (to_quant.scale > 0) return quantize;
+  return std::make_unique<MeasuredQuantizeKernel>(from, to, to_quant.levels, std::move(quantize));
 }
 
 namespace {
