@@ -1,9 +1,8 @@
-#include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
 #include "backends/cpu/kernels/planar_quantize.h"
+#include "backends/cpu/kernels/vector_math.h"
 
 namespace qv::cpu {
 namespace {
@@ -13,12 +12,10 @@ namespace {
 class MeasuredQuantizeKernel : public Kernel {
  public:
   MeasuredQuantizeKernel(const Desc& from, const Desc& to, float levels, std::unique_ptr<Kernel> convert)
-      : floats_(from.get_size() / sizeof(float)), offset_(ScaleOffset(to)), levels_(levels), convert_(std::move(convert)) {}
+      : floats_(static_cast<int64_t>(from.get_size() / sizeof(float))), offset_(ScaleOffset(to)), levels_(levels), convert_(std::move(convert)) {}
 
   void Execute(const ExecArgs& args) const override {
-    const float* x = static_cast<const float*>(args.inputs[0]);
-    float largest = 0;
-    for (size_t i = 0; i < floats_; ++i) largest = std::max(largest, std::fabs(x[i]));
+    const float largest = LargestMagnitude(static_cast<const float*>(args.inputs[0]), floats_);
     // All zeros: any scale gives zeros.
     const float scale = largest > 0 ? largest / levels_ : 1.f;
     std::memcpy(static_cast<char*>(args.outputs[0]) + offset_, &scale, sizeof scale);
@@ -27,7 +24,7 @@ class MeasuredQuantizeKernel : public Kernel {
   std::string Implementation() const override { return convert_->Implementation(); }
 
  private:
-  size_t floats_;  // blocked layouts pad with zeros, which leave the maximum alone
+  int64_t floats_;  // blocked layouts pad with zeros, which leave the maximum alone
   size_t offset_;
   float levels_;
   std::unique_ptr<Kernel> convert_;

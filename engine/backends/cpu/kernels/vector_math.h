@@ -85,4 +85,7 @@ void ExpLoop(const float* x, float* y, int64_t n);
 void SigmoidLoop(const float* x, float* y, int64_t n);
 void TanhLoop(const float* x, float* y, int64_t n);
 
+// max |x[i]| over n floats, NaNs left out (0 for none), 16 at a time.
+float LargestMagnitude(const float* x, int64_t n);
+
 }  // namespace qv::cpu

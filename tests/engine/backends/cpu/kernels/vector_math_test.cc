@@ -47,3 +47,22 @@ TEST_CASE("Vector math: exp, sigmoid and tanh within 1e-6 of libm over every ran
   CheckClose(x, y, Tanh, "tanh");
   for (float v : y) REQUIRE(std::abs(v) <= 1.f);
 }
+
+TEST_CASE("Vector math: the largest magnitude, wherever it lies, NaNs left out", "[cpu][int8]") {
+  std::vector<float> x = Sweep();
+  const auto n = static_cast<int64_t>(x.size());
+  REQUIRE(qv::cpu::LargestMagnitude(x.data(), 0) == 0.f);
+  REQUIRE(qv::cpu::LargestMagnitude(x.data(), n) == 100.f);
+  // The largest at every position: each lane of the running maxima, and the remainder after them.
+  for (float& v : x) v = std::min(std::abs(v), 1.f) * (v < 0 ? -1.f : 1.f);
+  for (int64_t at : {int64_t{0}, int64_t{5}, int64_t{15}, int64_t{16}, int64_t{31}, n - 20, n - 1}) {
+    const float kept = x[at];
+    x[at] = -3.5f;
+    INFO("at " << at);
+    REQUIRE(qv::cpu::LargestMagnitude(x.data(), n) == 3.5f);
+    x[at] = kept;
+  }
+  for (int64_t at : {int64_t{0}, int64_t{7}, n - 1}) x[at] = std::nanf("");
+  REQUIRE(qv::cpu::LargestMagnitude(x.data(), n) == 1.f);
+  REQUIRE(qv::cpu::LargestMagnitude(x.data(), 1) == 0.f);
+}
