@@ -31,8 +31,9 @@ QV_VECTOR_CLONES float LargestMagnitude(const float* x, int64_t n) {
   float largest = 0;
   for (; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
   for (int j = 0; j < kLanes; ++j) {
+    const int32_t bits = lanes[j];  // clang takes no address of a vector element
     float v;
-    std::memcpy(&v, &lanes[j], sizeof v);
+    std::memcpy(&v, &bits, sizeof v);
     largest = std::max(largest, v);
   }
   return largest;
