@@ -158,6 +158,22 @@ std::vector<Tensor> CompiledGraph::Run(const std::vector<Tensor>& inputs, int de
   return result;
 }
 
+std::string ProfiledKernel(const CompiledGraph& op, const std::vector<Tensor>& inputs, const std::string& node,
+                           std::vector<Tensor>* outputs) {
+  Check(QvProfilerClear(), "QvProfilerClear");
+  Check(QvProfilerStart(), "QvProfilerStart");
+  *outputs = op.Run(inputs);
+  Check(QvProfilerStop(), "QvProfilerStop");
+  const char* text = nullptr;
+  Check(QvProfilerGetTrace(&text), "QvProfilerGetTrace");
+  std::string kernel;
+  const nlohmann::json trace = nlohmann::json::parse(text);
+  for (const auto& e : trace.at("traceEvents"))
+    if (e.value("name", "") == node && e.value("cat", "") == "operator") kernel = e.at("args").value("kernel", "");
+  Check(QvProfilerClear(), "QvProfilerClear");
+  return kernel;
+}
+
 Tensor Random(const Shape& shape, std::mt19937* rng, float lo, float hi) {
   std::uniform_real_distribution<float> dist(lo, hi);
   Tensor t(shape);

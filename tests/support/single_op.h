@@ -108,6 +108,11 @@ class CompiledGraph {
   QvCachedOpHandle op_ = nullptr;
 };
 
+// The kernel the profiler names for operator node `node` (its trace's "kernel" argument) while `op`
+// runs once on `inputs`; the run's outputs go to `outputs`. Leaves the profiler stopped and cleared.
+std::string ProfiledKernel(const CompiledGraph& op, const std::vector<qv_ref::Tensor>& inputs, const std::string& node,
+                           std::vector<qv_ref::Tensor>* outputs);
+
 // Seeded uniform data in [lo, hi).
 qv_ref::Tensor Random(const qv_ref::Shape& shape, std::mt19937* rng, float lo = -1.0f, float hi = 1.0f);
 

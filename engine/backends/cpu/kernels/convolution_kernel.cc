@@ -3,6 +3,7 @@
 // int8 hints (ops/int8_hints.h) say how.
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
+#include "backends/cpu/kernels/depthwise_int8_avx2.h"
 #include "backends/cpu/kernels/int8_support.h"
 #include "backends/cpu/kernels/winograd_convolution.h"
 #include "ops/convolution.h"
@@ -54,6 +55,7 @@ memory::format_tag ChannelsLast(const ConvolutionParams& p) {
 // output. The output is kept channels-last, the layout oneDNN's int8 kernels use, so that a residual
 // of another int8 type can share it.
 KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionParams& p, const Int8Hints& h) {
+  if (KernelBuild depthwise = TryDepthwiseInt8Avx2(req, p, h); depthwise.kernel) return depthwise;
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];

@@ -24,6 +24,8 @@ bool HasInt8DotProducts() {
   return Includes(isa, dnnl::cpu_isa::avx512_core_vnni) || Includes(isa, dnnl::cpu_isa::avx2_vnni);
 }
 
+bool HasAvx2() { return Includes(dnnl::get_effective_cpu_isa(), dnnl::cpu_isa::avx2); }
+
 Precision ResolveCpuPrecision(Precision requested) {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   switch (requested) {
@@ -34,7 +36,7 @@ Precision ResolveCpuPrecision(Precision requested) {
             "avx_vnni_int8), which this CPU lacks or ONEDNN_MAX_CPU_ISA hides; use 'float32' or 'auto'");
       return requested;
     case Precision::kInt8:
-      Check(Includes(isa, dnnl::cpu_isa::avx2), Status::kUnsupported,
+      Check(HasAvx2(), Status::kUnsupported,
             "precision 'int8' needs AVX2 (oneDNN's int8 kernels), which this CPU lacks or ONEDNN_MAX_CPU_ISA "
             "hides; use 'float32' or 'auto'");
       return requested;

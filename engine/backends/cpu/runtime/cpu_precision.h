@@ -18,6 +18,10 @@ Precision ResolveCpuPrecision(Precision requested);
 // Lake) they use vpmaddubsw, whose pairwise sums saturate at 16 bits (int8_support.h: QuantizeWeights).
 bool HasInt8DotProducts();
 
+// Whether oneDNN runs its AVX2 kernels here, as int8 requires: AVX2 (with FMA, which every AVX2 CPU has
+// and oneDNN's AVX2 kernels assume), not hidden by ONEDNN_MAX_CPU_ISA.
+bool HasAvx2();
+
 // The data type a kernel computes in for a resolved precision (at int8, layers without int8 hints,
 // ops/int8_hints.h, compute in float32).
 dnnl::memory::data_type ComputeType(Precision precision);

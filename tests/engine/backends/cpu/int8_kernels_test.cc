@@ -158,6 +158,14 @@ const std::vector<Int8ConvCase> kCases = {
      {2.5f, 127.5f, false}, "float32", false},
     {"depthwise, stride 2", {1, 32, 9, 7}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 32), {2.f, 127.5f, false}, "int8",
      true},
+    // Without int8 dot products these take the AVX2 depthwise kernel (backends/cpu/kernels/depthwise_int8_avx2.h):
+    // widths with and without a remainder after 4 pixels, two images, every output type.
+    {"depthwise 3x3, uint8 data, ReLU into uint8", {2, 24, 7, 9}, 24, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 24),
+     {1.5f, 255.5f, true}, "uint8", true},
+    {"depthwise 3x3, int8 data measured per run, int8 output", {1, 16, 5, 8}, 16, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 16),
+     {0, 127.5f, false}, "int8", true},
+    {"depthwise 3x3, float32 output", {1, 8, 4, 3}, 8, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 8), {2.5f, 127.5f, false},
+     "float32", true},
 };
 
 }  // namespace
@@ -186,6 +194,41 @@ TEST_CASE("int8 convolutions match the reference quantization within one output 
         for (float& v : want.data) v = RoundToStep(relu ? std::max(v, 0.f) : v, step, relu) * step;
       }
       ExpectWithinOneStep(RunInt8(net, x), want, step, c.what);
+    });
+  }
+}
+
+TEST_CASE("int8 depthwise 3x3 convolutions take the AVX2 kernel exactly where int8 dot products are missing",
+          "[ops][int8]") {
+  if (!CpuRunsInt8()) return;
+  const bool dot_products = qv::cpu::HasInt8DotProducts();
+  unsigned seed = 900;
+  for (const bool clip : {false, true}) {
+    const std::string what = clip ? "clip (relu6) into uint8" : "ReLU into uint8";
+    RunCase(what, [&] {
+      Net net(seed++);
+      const Shape shape = {2, 32, 10, 11};
+      const Quant in{1.5f, 255.5f, true};
+      const Tensor x = qv_test::Random(shape, &net.rng, 0.f, 1.5f);
+      const float out_range = 1.2f;
+      const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32);
+      int conv = net.Conv("conv", net.g.Variable("data"), 32, 32, p, true, -1, Hints(in, "uint8", out_range, true, 127.5f, 1));
+      conv = clip ? net.g.Op("clip", "act", {{"a_min", "0"}, {"a_max", "0.6"}}, {conv})
+                  : net.g.Op("Activation", "act", {{"act_type", "relu"}}, {conv});
+      net.g.Output(conv);
+
+      const auto [xq, x_step] = Integers(x, in);
+      const auto [wq, w_steps] = WeightIntegers(net.params.at("conv_weight"), true, 127.5f);
+      Tensor want = Rescale(qv_ref::Convolution(xq, wq, nullptr, p), x_step, w_steps, &net.params.at("conv_bias"));
+      const float step = out_range / qv::Int8Hints::DataLevels(qv::DType::kUInt8);
+      for (float& v : want.data) v = RoundToStep(std::clamp(v, 0.f, clip ? 0.6f : 1e9f), step, true) * step;
+
+      CompiledGraph op(net.g.ToJson(), net.params, {{"precision", "int8"}});
+      std::vector<Tensor> out;
+      const std::string kernel = qv_test::ProfiledKernel(op, {x}, "conv", &out);
+      INFO("kernel " << kernel);
+      CHECK((kernel == "depthwise_3x3_int8:avx2") == !dot_products);
+      ExpectWithinOneStep(out.at(0), want, step, what);
     });
   }
 }

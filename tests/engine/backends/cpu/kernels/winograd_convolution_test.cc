@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "engine/ops/op_test_util.h"
@@ -60,18 +59,7 @@ Tensor Reference(const Net& net, const Case& c, const Tensor& x) {
 
 // The "kernel" the profiler names for node "conv" while `net` runs on `x`, and the outputs.
 std::string ConvKernel(const CompiledGraph& op, const Tensor& x, std::vector<Tensor>* out) {
-  qv_test::Check(QvProfilerClear(), "QvProfilerClear");
-  qv_test::Check(QvProfilerStart(), "QvProfilerStart");
-  *out = op.Run({x});
-  qv_test::Check(QvProfilerStop(), "QvProfilerStop");
-  const char* text = nullptr;
-  qv_test::Check(QvProfilerGetTrace(&text), "QvProfilerGetTrace");
-  std::string kernel;
-  const nlohmann::json trace = nlohmann::json::parse(text);
-  for (const auto& e : trace.at("traceEvents"))
-    if (e.value("name", "") == "conv" && e.value("cat", "") == "operator") kernel = e.at("args").value("kernel", "");
-  qv_test::Check(QvProfilerClear(), "QvProfilerClear");
-  return kernel;
+  return qv_test::ProfiledKernel(op, {x}, "conv", out);
 }
 
 bool IsWinograd(const std::string& kernel) { return kernel.rfind("winograd F(2x2, 3x3) + ", 0) == 0; }
