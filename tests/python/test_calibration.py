@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 
 import numpy as np
 import pytest
@@ -41,6 +42,31 @@ def test_calibrated_digits_cnn_keeps_its_accuracy_in_int8(manifest, tmp_path):
     assert accuracy >= 0.983, accuracy
     with quiver.Predictor(prefix("digits_cnn")) as p:  # really int8: float32 computes something else
         assert not np.array_equal(logits, p.predict(x))
+
+
+def _cpu_flags() -> set:
+    with open("/proc/cpuinfo") as f:
+        return next((set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags")), set())
+
+
+def test_int8_input_conversion_runs_the_cpus_vector_loop(manifest, tmp_path):
+    """The float input is quantized by a loop compiled once per instruction set; the profiler's kernel
+    name says which body the dispatcher picks. In the wheel's natives (built with zig's clang) the
+    compiler's own dispatch once picked every such loop's baseline body: on a CPU with AVX2 (which int8
+    needs) it must be the AVX2 or AVX-512 one, the AVX-512 one where nothing hides it."""
+    x, _ = _digits(manifest)
+    out = quiver.calibrate(prefix("digits_cnn"), [x[:16]], tmp_path / "digits")
+    with _int8(out) as p:
+        with quiver.profiler.profile():
+            p.predict(x[:4])
+        kernels = {e["args"].get("kernel", "") for e in quiver.profiler.trace()["traceEvents"]
+                   if e.get("cat") == "conversion"}
+        quiver.profiler.clear()
+    quantize = sorted(k for k in kernels if k.startswith("planar_quantize:"))
+    assert quantize in (["planar_quantize:avx2"], ["planar_quantize:avx512"]), kernels
+    avx512 = {"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"} <= _cpu_flags()
+    if avx512 and "ONEDNN_MAX_CPU_ISA" not in os.environ:
+        assert quantize == ["planar_quantize:avx512"], kernels
 
 
 def _ranges(prefix: str) -> dict:

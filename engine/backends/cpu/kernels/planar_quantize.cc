@@ -22,8 +22,8 @@ inline void Interleave(const uint8_t (*bytes)[kBlock], int64_t n, uint8_t* out) 
 // `n` pixels of `channels` planes, `plane` floats apart from `x` on, into `out` interleaved. Written so
 // that the compiler vectorizes it: the scaled value, clamped (NaN to `lo`, as oneDNN's JIT reorders
 // do), plus 1.5 x 2^23 holds its integer rounded to nearest even in the low bits.
-QV_VECTOR_CLONES void QuantizeBlock(const float* x, int64_t plane, int channels, int64_t n, float inverse,
-                                    float lo, float hi, uint8_t* out) {
+QV_VECTOR_FUNCTION(void, QuantizeBlock, (const float* x, int64_t plane, int channels, int64_t n, float inverse, float lo,
+                   float hi, uint8_t* out), (x, plane, channels, n, inverse, lo, hi, out)) {
   constexpr float kRound = 12582912.f;
   alignas(64) uint8_t bytes[kMaxChannels][kBlock];
   for (int c = 0; c < channels; ++c) {
@@ -72,7 +72,10 @@ class PlanarQuantizeKernel : public Kernel {
     });
   }
 
-  std::string Implementation() const override { return "planar_quantize"; }
+  // The body QuantizeBlock runs (QV_VECTOR_FUNCTION).
+  std::string Implementation() const override {
+    return std::string("planar_quantize:") + VectorIsaName(CpuVectorIsa());
+  }
 
  private:
   int64_t images_;

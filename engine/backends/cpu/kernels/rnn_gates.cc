@@ -4,8 +4,8 @@
 
 namespace qv::cpu {
 
-QV_VECTOR_CLONES void RowTimesPanels(const float* panels, const float* b, const float* x, float* y, int64_t k,
-                                     int64_t n) {
+QV_VECTOR_FUNCTION(void, RowTimesPanels, (const float* panels, const float* b, const float* x, float* y, int64_t k,
+                   int64_t n), (panels, b, x, y, k, n)) {
   const int64_t panel = k * 16;
   int64_t j = 0;
   for (; j + 64 <= n; j += 64) {  // four panels at once: four sequential streams, one load per multiply-add
@@ -33,10 +33,10 @@ QV_VECTOR_CLONES void RowTimesPanels(const float* panels, const float* b, const 
 
 // The loops below take restrict pointers: without them the compiler must prove the arrays apart at run
 // time and gives up vectorizing a loop with this many.
-QV_VECTOR_CLONES void RnnGates(RnnMode mode, int64_t units, int64_t x_stride, int64_t r_stride,
-                               const float* __restrict x, const float* __restrict r, const float* __restrict h,
-                               float* __restrict c, float* __restrict h_out, float* __restrict y,
-                               float* __restrict scratch) {
+QV_VECTOR_FUNCTION(void, RnnGates, (RnnMode mode, int64_t units, int64_t x_stride, int64_t r_stride,
+                   const float* __restrict x, const float* __restrict r, const float* __restrict h, float* __restrict c,
+                   float* __restrict h_out, float* __restrict y, float* __restrict scratch), (mode, units, x_stride,
+                   r_stride, x, r, h, c, h_out, y, scratch)) {
   const int64_t u = units;
   switch (mode) {
     case RnnMode::kLstm:  // i, f, g, o

@@ -16,7 +16,8 @@ namespace qv::cpu {
 namespace {
 
 // One contiguous lane of n values: the first `length` normalised, the rest 0.
-QV_VECTOR_CLONES void SoftmaxRow(const float* x, float* y, int64_t n, int64_t length, float inv_temperature) {
+QV_VECTOR_FUNCTION(void, SoftmaxRow, (const float* x, float* y, int64_t n, int64_t length, float inv_temperature), (x, y,
+                   n, length, inv_temperature)) {
   int64_t a = 0;
   float max = length > 0 ? x[0] : 0.f;
   if (length >= 16) {

@@ -1,7 +1,7 @@
 // Float32 math the compiler vectorizes, for the CPU loops where libm's scalar calls would dominate (the
 // RNN gates, softmax): exp, sigmoid and tanh as polynomials within a few units in the last place, and a
-// 16-float vector type. Functions built from them carry QV_VECTOR_CLONES: one body per instruction set
-// (AVX-512, AVX2, baseline x86-64), the best the CPU has picked when the library loads.
+// 16-float vector type. Functions built from them are defined with QV_VECTOR_FUNCTION: one body per
+// instruction set (AVX-512, AVX2, baseline x86-64), the widest the CPU has run.
 #pragma once
 
 #include <algorithm>
@@ -9,21 +9,44 @@
 #include <cstdint>
 #include <cstring>
 
-// The loader picks a clone by running its resolver while it relocates the library, before a sanitizer's
-// runtime has started; ASan and TSan instrument the resolver and it crashes there. Sanitizer builds
-// (scripts/sanitize.sh) therefore compile the baseline body only: the same source, checked the same way.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)  // GCC's names
-#define QV_VECTOR_BASELINE_ONLY
-#elif defined(__has_feature)  // clang's (the fuzz build)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define QV_VECTOR_BASELINE_ONLY
-#endif
-#endif
-#ifdef QV_VECTOR_BASELINE_ONLY
-#define QV_VECTOR_CLONES
-#else
-#define QV_VECTOR_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
-#endif
+namespace qv::cpu {
+
+// The widest instruction set oneDNN uses here (ONEDNN_MAX_CPU_ISA narrows it for these loops too).
+enum class VectorIsa { kBaseline, kAvx2, kAvx512 };
+VectorIsa CpuVectorIsa();
+// "x86-64", "avx2" or "avx512": for the kernel names profiles show (as oneDNN's "jit:avx2").
+const char* VectorIsaName(VectorIsa isa);
+
+template <typename Function>
+Function PickVectorBody(Function baseline, Function avx2, Function avx512) {
+  switch (CpuVectorIsa()) {
+    case VectorIsa::kAvx512: return avx512;
+    case VectorIsa::kAvx2: return avx2;
+    default: return baseline;
+  }
+}
+
+}  // namespace qv::cpu
+
+// QV_VECTOR_FUNCTION(ret, name, (params), (argument names)) { body } defines `ret name(params)`: the body
+// compiled three times, for AVX-512 (oneDNN's avx512_core), AVX2 with FMA and baseline x86-64, and a
+// dispatcher that calls the one picked at its first call. Not GCC's target_clones: their resolver
+// reads the CPU model that libgcc's constructor fills in, which the runtime of zig's clang (the shipped
+// natives) leaves empty, so every clone there was the baseline one; nor can a resolver, run while the
+// library relocates, ask oneDNN or run under a sanitizer.
+#define QV_VECTOR_FUNCTION(ret, name, params, args)                                                      \
+  static inline __attribute__((always_inline)) ret name##Body params;                                    \
+  static ret name##Baseline params { return name##Body args; }                                           \
+  __attribute__((target("avx2,fma"))) static ret name##Avx2 params { return name##Body args; }           \
+  __attribute__((target("avx512f,avx512cd,avx512bw,avx512dq,avx512vl,avx2,fma"))) static ret name##Avx512 \
+      params {                                                                                           \
+    return name##Body args;                                                                              \
+  }                                                                                                      \
+  ret name params {                                                                                      \
+    static const auto chosen = ::qv::cpu::PickVectorBody(name##Baseline, name##Avx2, name##Avx512);     \
+    return chosen args;                                                                                  \
+  }                                                                                                      \
+  static inline __attribute__((always_inline)) ret name##Body params
 
 // Vec16 values cross only the inline functions here and the loops of the files that include this
 // header, never a library boundary, so GCC's note that passing one by value has another ABI without
@@ -32,7 +55,7 @@
 
 namespace qv::cpu {
 
-// 16 floats: one AVX-512 register, two AVX2 ones or four SSE ones, per clone.
+// 16 floats: one AVX-512 register, two AVX2 ones or four SSE ones, per body.
 typedef float Vec16 __attribute__((vector_size(64)));
 
 inline Vec16 LoadVec(const float* p) {

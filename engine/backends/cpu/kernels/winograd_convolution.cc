@@ -77,9 +77,9 @@ std::vector<float> TransformFilters(const float* weights, int64_t filters, int64
 }
 
 // Transforms tile `first + row`, every channel, into row `row` of `points` (16 point matrices of `block`
-// tiles x channels). QV_VECTOR_CLONES: one body per instruction set (vector_math.h).
-QV_VECTOR_CLONES void TransformInputTile(const Geometry& g, const float* src, float* points, int64_t first,
-                                         int64_t row, int64_t block) {
+// tiles x channels). QV_VECTOR_FUNCTION: one body per instruction set (vector_math.h).
+QV_VECTOR_FUNCTION(void, TransformInputTile, (const Geometry& g, const float* src, float* points, int64_t first,
+                   int64_t row, int64_t block), (g, src, points, first, row, block)) {
   constexpr int n = F2::kTile;
   const int64_t t = first + row, per_image = g.tiles_down * g.tiles_across;
   const int64_t image = t / per_image, ty = t % per_image / g.tiles_across, tx = t % g.tiles_across;
@@ -105,9 +105,9 @@ QV_VECTOR_CLONES void TransformInputTile(const Geometry& g, const float* src, fl
 // Transforms row `row` of `products` (16 product matrices of `block` tiles x filters) back into the outputs
 // of tile `first + row` that lie inside the map, with the bias added and the post-ops applied (a residual
 // sum adds what `dst` holds).
-QV_VECTOR_CLONES void TransformOutputTile(const Geometry& g, const float* products, const float* bias,
-                                          const PostOp* ops, int op_count, float* dst, int64_t first, int64_t row,
-                                          int64_t block) {
+QV_VECTOR_FUNCTION(void, TransformOutputTile, (const Geometry& g, const float* products, const float* bias,
+                   const PostOp* ops, int op_count, float* dst, int64_t first, int64_t row, int64_t block), (g, products,
+                   bias, ops, op_count, dst, first, row, block)) {
   constexpr int n = F2::kTile, m = F2::kOut;
   const int64_t t = first + row, per_image = g.tiles_down * g.tiles_across;
   const int64_t image = t / per_image, ty = t % per_image / g.tiles_across, tx = t % g.tiles_across;

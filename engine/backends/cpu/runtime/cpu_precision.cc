@@ -26,6 +26,8 @@ bool HasInt8DotProducts() {
 
 bool HasAvx2() { return Includes(dnnl::get_effective_cpu_isa(), dnnl::cpu_isa::avx2); }
 
+bool HasAvx512() { return Includes(dnnl::get_effective_cpu_isa(), dnnl::cpu_isa::avx512_core); }
+
 Precision ResolveCpuPrecision(Precision requested) {
   const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
   switch (requested) {

@@ -21,6 +21,8 @@ bool HasInt8DotProducts();
 // Whether oneDNN runs its AVX2 kernels here, as int8 requires: AVX2 (with FMA, which every AVX2 CPU has
 // and oneDNN's AVX2 kernels assume), not hidden by ONEDNN_MAX_CPU_ISA.
 bool HasAvx2();
+// Whether oneDNN runs its AVX-512 kernels here (avx512_core: AVX-512 F, CD, BW, DQ and VL).
+bool HasAvx512();
 
 // The data type a kernel computes in for a resolved precision (at int8, layers without int8 hints,
 // ops/int8_hints.h, compute in float32).
