@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "backends/cpu/kernels/int8_support.h"
 #include "backends/cpu/runtime/compute_pool.h"
@@ -34,13 +36,14 @@ struct Geometry {
   int64_t RowFloats() const { return BlockFloats() * (channels / kLanes); }
 };
 
-// One run's data: the integers in, the float32 taps ([9][channels]), each channel's weight scale times
-// the data's scale, the bias (null: none), the fused ReLU or clip as bounds, the output's inverse step.
+// One run's data: the integers in and their scale, the float32 taps ([9][channels]) and each channel's
+// weight scale, the bias (null: none), the fused ReLU or clip as bounds, the output's inverse step.
 struct Run {
   const Geometry* g;
   const uint8_t* src;
+  float src_scale;
   const float* taps;
-  const float* scales;
+  const float* weight_scales;
   const float* bias;
   float lo, hi, inverse;
   char* dst;
@@ -118,6 +121,7 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, float* rows) {
   e.lo = _mm256_set1_ps(r.lo);
   e.hi = _mm256_set1_ps(r.hi);
   e.inverse = _mm256_set1_ps(r.inverse);
+  const __m256 src_scale = _mm256_set1_ps(r.src_scale);
   e.type_lo = _mm256_set1_ps(kOut == Out::kUInt8 ? 0.f : -128.f);
   e.type_hi = _mm256_set1_ps(kOut == Out::kUInt8 ? 255.f : 127.f);
   for (int64_t row = first; row < end; ++row) {
@@ -145,7 +149,7 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, float* rows) {
       const float* t = r.taps + c;
       Taps w;
       for (int k = 0; k < kTaps; ++k) w.w[k] = _mm256_loadu_ps(t + k * c_count);
-      e.scale = _mm256_loadu_ps(r.scales + c);
+      e.scale = _mm256_mul_ps(src_scale, _mm256_loadu_ps(r.weight_scales + c));  // as oneDNN combines them
       e.bias = r.bias ? _mm256_loadu_ps(r.bias + c) : _mm256_setzero_ps();
       char* out = out_row + c * kOutBytes;
       const int64_t pixel_bytes = c_count * kOutBytes;
@@ -177,13 +181,13 @@ RowsFunction Pick(Out out) {
 
 class DepthwiseInt8Avx2Kernel : public Kernel {
  public:
-  DepthwiseInt8Avx2Kernel(const Geometry& g, RowsFunction rows, std::shared_ptr<void> taps, Int8Weights weights,
-                          std::shared_ptr<void> bias, float lo, float hi, size_t src_scale_at, size_t dst_scale_at,
-                          float out_scale)
+  DepthwiseInt8Avx2Kernel(const Geometry& g, RowsFunction rows, std::shared_ptr<void> taps,
+                          std::shared_ptr<void> weight_scales, std::shared_ptr<void> bias, float lo, float hi,
+                          size_t src_scale_at, size_t dst_scale_at, float out_scale)
       : g_(g),
         rows_(rows),
         taps_(std::move(taps)),
-        weights_(std::move(weights)),
+        weight_scales_(std::move(weight_scales)),
         bias_(std::move(bias)),
         lo_(lo),
         hi_(hi),
@@ -199,13 +203,16 @@ class DepthwiseInt8Avx2Kernel : public Kernel {
     float src_scale;
     std::memcpy(&src_scale, src + src_scale_at_, sizeof src_scale);
     if (out_scale_ > 0) std::memcpy(dst + dst_scale_at_, &out_scale_, sizeof out_scale_);
-    // Each channel's weight scale times the data's, as oneDNN combines them.
-    thread_local ThreadBuffer t_scales;
-    auto* scales = static_cast<float*>(t_scales.Get(sizeof(float) * g_.channels));
-    const auto* weight_scales = static_cast<const float*>(weights_.scales.get());
-    for (int64_t c = 0; c < g_.channels; ++c) scales[c] = src_scale * weight_scales[c];
-    const Run run{&g_, src, static_cast<const float*>(taps_.get()), scales, static_cast<const float*>(bias_.get()),
-                  lo_, hi_, out_scale_ > 0 ? 1.f / out_scale_ : 1.f, dst};
+    const Run run{&g_,
+                  src,
+                  src_scale,
+                  static_cast<const float*>(taps_.get()),
+                  static_cast<const float*>(weight_scales_.get()),
+                  static_cast<const float*>(bias_.get()),
+                  lo_,
+                  hi_,
+                  out_scale_ > 0 ? 1.f / out_scale_ : 1.f,
+                  dst};
     const int64_t rows = g_.images * g_.height;
     const int tasks = static_cast<int>(std::min<int64_t>(std::max(args.threads, 1), rows));
     ComputePool::Get().Run(tasks, tasks, [&](int t, int count) {
@@ -219,12 +226,23 @@ class DepthwiseInt8Avx2Kernel : public Kernel {
   const Geometry g_;
   const RowsFunction rows_;
   const std::shared_ptr<void> taps_;
-  const Int8Weights weights_;
+  const std::shared_ptr<void> weight_scales_;
   const std::shared_ptr<void> bias_;
   const float lo_, hi_;
   const size_t src_scale_at_, dst_scale_at_;
   const float out_scale_;  // 0: a float32 output
 };
+
+// The fused post-ops as bounds on the value (none: unbounded), or nothing where they are not one ReLU
+// or clip at most.
+std::optional<std::pair<float, float>> Bounds(const std::vector<PostOp>& ops) {
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  if (ops.empty()) return std::make_pair(-kInfinity, kInfinity);
+  if (ops.size() > 1) return std::nullopt;
+  if (ops[0].kind == PostOp::kRelu) return std::make_pair(0.f, kInfinity);
+  if (ops[0].kind == PostOp::kClip) return std::make_pair(ops[0].alpha, ops[0].beta);
+  return std::nullopt;
+}
 
 bool Fits(const KernelRequest& req, const ConvolutionParams& p) {
   const Shape& x = req.inputs[0].type.shape;
@@ -236,9 +254,7 @@ bool Fits(const KernelRequest& req, const ConvolutionParams& p) {
   if (p.num_group != channels || p.num_filter != channels || channels % kLanes != 0 ||
       req.inputs[1].type.shape != Shape{channels, 1, 3, 3})
     return false;
-  if (p.post_ops.size() > 1 || (p.post_ops.size() == 1 && p.post_ops[0].kind != PostOp::kRelu &&
-                                p.post_ops[0].kind != PostOp::kClip))
-    return false;
+  if (!Bounds(p.post_ops)) return false;
   // oneDNN's view of the CPU, not the compiler's: __builtin_cpu_supports reads nothing in a library
   // built with zig's clang (the shipped wheel), whose runtime never fills in the CPU model.
   return !HasInt8DotProducts() && HasAvx2();
@@ -257,7 +273,7 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
   // Weights quantized as for oneDNN (7 bits and a scale per channel: int8_support.h), then as floats
   // tap-major, [9][channels], 8 channels of a tap per vector.
   const Desc plain({g.channels, 1, 1, 3, 3}, memory::data_type::s8, memory::format_tag::goihw);
-  Int8Weights q = QuantizeWeights(constants, weight.constant, plain, plain, true, h.weight_levels);
+  const Int8Weights q = QuantizeWeights(constants, weight.constant, plain, plain, true, h.weight_levels);
   const Desc taps_key({kTaps, g.channels}, memory::data_type::f32, memory::format_tag::ab);
   auto taps = constants.GetDerived(weight.constant, taps_key, [&](const float*) {
     auto buffer = AllocateConstant(sizeof(float) * kTaps * g.channels);
@@ -273,11 +289,7 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
     bias = constants.Get(req.inputs[2].constant, bias_desc, bias_desc);
   }
 
-  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-  if (!p.post_ops.empty()) {
-    lo = p.post_ops[0].kind == PostOp::kRelu ? 0.f : p.post_ops[0].alpha;
-    if (p.post_ops[0].kind == PostOp::kClip) hi = p.post_ops[0].beta;
-  }
+  const auto [lo, hi] = *Bounds(p.post_ops);
 
   const Int8Input in = Int8InputOf(data, h);
   const bool int8_out = h.out_type != DType::kFloat32;
@@ -291,9 +303,8 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
   AddRuntimeInput(build, 0, src, in.quant);
   AddOutput(build, dst, out);
   build.flops = MultiplyAddFlops(req.outputs[0].shape, weight.type.shape);
-  build.kernel = std::make_unique<DepthwiseInt8Avx2Kernel>(g, rows, std::move(taps), std::move(q), std::move(bias), lo,
-                                                          hi, ScaleOffset(src), int8_out ? ScaleOffset(dst) : 0,
-                                                          out.scale);
+  build.kernel = std::make_unique<DepthwiseInt8Avx2Kernel>(g, rows, std::move(taps), q.scales, std::move(bias), lo, hi,
+                                                          ScaleOffset(src), int8_out ? ScaleOffset(dst) : 0, out.scale);
   return build;
 }
 

@@ -33,10 +33,10 @@ std::vector<float> Image(const dnnl::memory::dims& dims, float scale, unsigned s
   return x;
 }
 
-// oneDNN's reorder of `x` (NCHW float) to NHWC of `type` with destination scale `scale`.
 // The kernel's name: the conversion and the instruction set its loop was compiled for.
 std::string PlanarName() { return std::string("planar_quantize:") + qv::cpu::VectorIsaName(qv::cpu::CpuVectorIsa()); }
 
+// oneDNN's reorder of `x` (NCHW float) to NHWC of `type` with destination scale `scale`.
 std::vector<uint8_t> DnnlQuantize(const std::vector<float>& x, const dnnl::memory::dims& dims, dt type, float scale) {
   const Desc from(dims, dt::f32, tag::nchw), to(dims, type, tag::nhwc);
   dnnl::primitive_attr attr;
