@@ -150,8 +150,19 @@ struct Int8ConvCase {
 };
 
 const std::vector<Int8ConvCase> kCases = {
+    // Without int8 dot products first layers (1-4 channels, kernel rows of 20 bytes or more) take the
+    // im2col kernel (backends/cpu/kernels/im2col_int8_avx2.h): int8 and uint8 data, padding on every side,
+    // kernel rows of 20-33 bytes, tiles of 32 filters and fewer, widths odd and even, every output type.
     {"first layer, uint8 data, ReLU into uint8", {1, 3, 15, 13}, 16, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1),
      {1.5f, 255.5f, true}, "uint8", true},
+    {"first layer 7x7 stride 2, int8 data measured per run, int8 output", {2, 3, 17, 12}, 32,
+     MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), {0, 127.5f, false}, "int8", true},
+    {"first layer 5x5, four channels, float32 output", {1, 4, 9, 10}, 24, MakeConv(5, 5, 1, 1, 2, 2, 1, 1, 1),
+     {2.5f, 127.5f, false}, "float32", false},
+    {"first layer 11x11 stride 4, three channels, 40 filters", {1, 3, 23, 45}, 40, MakeConv(11, 11, 4, 4, 2, 2, 1, 1, 1),
+     {2.f, 127.5f, false}, "int8", true},
+    {"first layer 3x3 stride 2 (MobileNets': oneDNN's kernel)", {1, 3, 11, 9}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1),
+     {2.f, 127.5f, false}, "int8", true},
     {"int8 data measured per run, int8 output", {2, 16, 9, 9}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1),
      {0, 127.5f, false}, "int8", true},
     {"one weight scale, float32 output", {1, 24, 7, 7}, 20, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
@@ -198,37 +209,53 @@ TEST_CASE("int8 convolutions match the reference quantization within one output 
   }
 }
 
-TEST_CASE("int8 depthwise 3x3 convolutions take the AVX2 kernel exactly where int8 dot products are missing",
+TEST_CASE("int8 depthwise and first-layer convolutions take Quiver's AVX2 kernels exactly where int8 dot products are missing",
           "[ops][int8]") {
   if (!CpuRunsInt8()) return;
   const bool dot_products = qv::cpu::HasInt8DotProducts();
+  struct Case {
+    std::string what;
+    Shape x;
+    int64_t filters;
+    ConvParams p;
+    bool clip;  // relu6-like, else ReLU
+    std::string kernel;
+  };
+  const std::vector<Case> cases = {
+      {"depthwise, ReLU into uint8", {2, 32, 10, 11}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32), false,
+       "depthwise_3x3_int8:avx2"},
+      {"depthwise, clip into uint8", {2, 32, 10, 11}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32), true,
+       "depthwise_3x3_int8:avx2"},
+      {"first layer 7x7 stride 2, ReLU into uint8", {1, 3, 20, 17}, 64, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), false,
+       "im2col_int8:avx2"},
+      {"first layer 7x7 stride 2, clip into uint8", {2, 3, 12, 13}, 32, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), true,
+       "im2col_int8:avx2"},
+  };
   unsigned seed = 900;
-  for (const bool clip : {false, true}) {
-    const std::string what = clip ? "clip (relu6) into uint8" : "ReLU into uint8";
-    RunCase(what, [&] {
+  for (const Case& c : cases) {
+    RunCase(c.what, [&] {
       Net net(seed++);
-      const Shape shape = {2, 32, 10, 11};
       const Quant in{1.5f, 255.5f, true};
-      const Tensor x = qv_test::Random(shape, &net.rng, 0.f, 1.5f);
+      const Tensor x = qv_test::Random(c.x, &net.rng, 0.f, 1.5f);
       const float out_range = 1.2f;
-      const ConvParams p = MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32);
-      int conv = net.Conv("conv", net.g.Variable("data"), 32, 32, p, true, -1, Hints(in, "uint8", out_range, true, 127.5f, 1));
-      conv = clip ? net.g.Op("clip", "act", {{"a_min", "0"}, {"a_max", "0.6"}}, {conv})
-                  : net.g.Op("Activation", "act", {{"act_type", "relu"}}, {conv});
+      int conv = net.Conv("conv", net.g.Variable("data"), c.x[1], c.filters, c.p, true, -1,
+                          Hints(in, "uint8", out_range, true, 127.5f, 1));
+      conv = c.clip ? net.g.Op("clip", "act", {{"a_min", "0"}, {"a_max", "0.6"}}, {conv})
+                    : net.g.Op("Activation", "act", {{"act_type", "relu"}}, {conv});
       net.g.Output(conv);
 
       const auto [xq, x_step] = Integers(x, in);
       const auto [wq, w_steps] = WeightIntegers(net.params.at("conv_weight"), true, 127.5f);
-      Tensor want = Rescale(qv_ref::Convolution(xq, wq, nullptr, p), x_step, w_steps, &net.params.at("conv_bias"));
+      Tensor want = Rescale(qv_ref::Convolution(xq, wq, nullptr, c.p), x_step, w_steps, &net.params.at("conv_bias"));
       const float step = out_range / qv::Int8Hints::DataLevels(qv::DType::kUInt8);
-      for (float& v : want.data) v = RoundToStep(std::clamp(v, 0.f, clip ? 0.6f : 1e9f), step, true) * step;
+      for (float& v : want.data) v = RoundToStep(std::clamp(v, 0.f, c.clip ? 0.6f : 1e9f), step, true) * step;
 
       CompiledGraph op(net.g.ToJson(), net.params, {{"precision", "int8"}});
       std::vector<Tensor> out;
       const std::string kernel = qv_test::ProfiledKernel(op, {x}, "conv", &out);
       INFO("kernel " << kernel);
-      CHECK((kernel == "depthwise_3x3_int8:avx2") == !dot_products);
-      ExpectWithinOneStep(out.at(0), want, step, what);
+      CHECK((kernel == c.kernel) == !dot_products);
+      ExpectWithinOneStep(out.at(0), want, step, c.what);
     });
   }
 }

@@ -1,0 +1,208 @@
+#include "backends/cpu/kernels/im2col_int8_avx2.h"
+
+#include "backends/cpu/kernels/int8_avx2_kernel.h"
+#include "backends/cpu/kernels/int8_support.h"
+#include "backends/cpu/runtime/constant_cache.h"
+#include "backends/cpu/runtime/cpu_precision.h"
+
+namespace qv::cpu {
+namespace {
+
+using dnnl::memory;
+
+constexpr int64_t kLanes = 8;        // output channels per vector
+constexpr int64_t kMaxVectors = 4;   // output channels per tile: 32
+constexpr int64_t kTilePixels = 3;   // 3 x 4 accumulators; the weights are read as memory operands
+constexpr int64_t kMaxChannels = 4;
+constexpr int64_t kMaxKernelRows = 11;  // AlexNet's 11x11 the largest
+// A kernel row of fewer bytes wastes too much of its last group: MobileNets' 3x3 x 3 channels (9 bytes
+// in 12) ran no faster than oneDNN's kernel; ResNets' 7x7 x 3 (21 in 24) run 15% faster.
+constexpr int64_t kMinSpan = 20;
+
+struct Geometry {
+  int64_t images, in_h, in_w, channels, out_h, out_w, filters;
+  int64_t kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+
+  // One kernel row of a patch: its pixels' channels, contiguous in channels-last data, read as groups
+  // of 4 bytes; the bytes past Span() meet zero weights.
+  int64_t Span() const { return kernel_w * channels; }
+  int64_t Groups() const { return (Span() + 3) / 4; }
+  // An input row with its padding columns (the value zero) and room for the last group's overrun.
+  int64_t PaddedRowBytes() const { return (in_w + 2 * pad_w) * channels + 4; }
+  int64_t OutputRows() const { return images * out_h; }
+  // The kernel rows of one output row, and a row of zeros for padding rows.
+  int64_t BufferBytes() const { return (kernel_h + 1) * PaddedRowBytes(); }
+  // The weights: [kernel_h][Groups()][filters][4] int8 (each filter's 4 bytes of a group next to each
+  // other, as vpmaddubsw pairs them), then at CompensationAt() each filter's 128 x its weight sum.
+  int64_t GroupStride() const { return filters * 4; }
+  size_t CompensationAt() const { return (kernel_h * Groups() * GroupStride() + 63) / 64 * 64; }
+};
+
+using Run = Int8Run<Geometry>;
+
+// The kernel rows of output row `oh` of `image`, as pointers to input rows copied with their padding
+// columns into `buffer` (int8 data shifted into uint8: the sign bit flipped, +128), or to the row of
+// zeros for padding rows.
+template <bool kSigned>
+QV_AVX2 void PadRows(const Run& r, int64_t image, int64_t oh, uint8_t* buffer, const uint8_t** rows) {
+  const Geometry& g = *r.g;
+  const uint8_t zero = kSigned ? 0x80 : 0;
+  const __m256i flips = _mm256_set1_epi8(static_cast<char>(zero));
+  const int64_t padded = g.PaddedRowBytes(), row_bytes = g.in_w * g.channels, pad_bytes = g.pad_w * g.channels;
+  uint8_t* zeros = buffer + g.kernel_h * padded;
+  std::memset(zeros, zero, padded);
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+    const int64_t ih = oh * g.stride_h - g.pad_h + kh;
+    if (ih < 0 || ih >= g.in_h) {
+      rows[kh] = zeros;
+      continue;
+    }
+    uint8_t* out = buffer + kh * padded;
+    const uint8_t* in = r.src + (image * g.in_h + ih) * row_bytes;
+    std::memset(out, zero, pad_bytes);
+    int64_t i = 0;
+    for (; i + 32 <= row_bytes; i += 32)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + pad_bytes + i),
+                          _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)), flips));
+    for (; i < row_bytes; ++i) out[pad_bytes + i] = in[i] ^ zero;
+    std::memset(out + pad_bytes + row_bytes, zero, padded - pad_bytes - row_bytes);
+    rows[kh] = out;
+  }
+}
+
+// Output pixels ow .. ow + kPixels - 1, filters f0 .. f0 + 8 kVectors - 1: each 4-byte group of each
+// kernel row broadcast and multiplied by the group's weights of 8 filters (vpmaddubsw: 16-bit sums of
+// two products, exact with 7-bit weights; vpmaddwd by ones: 32-bit sums of four), then finished.
+template <int64_t kPixels, int64_t kVectors, bool kSigned, Int8Out kOut>
+QV_AVX2 inline __attribute__((always_inline)) void Tile(const Run& r, const uint8_t* const* rows, int64_t ow,
+                                                        int64_t f0, __m256 src_scale, Int8Epilogue& e, char* out_row) {
+  const Geometry& g = *r.g;
+  const int64_t groups = g.Groups(), group_stride = g.GroupStride(), pixel_step = g.stride_w * g.channels;
+  const auto* w = static_cast<const int8_t*>(r.weights) + f0 * 4;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[kPixels][kVectors];
+  for (int64_t p = 0; p < kPixels; ++p)
+    for (int64_t v = 0; v < kVectors; ++v) acc[p][v] = _mm256_setzero_si256();
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+    const uint8_t* a = rows[kh] + ow * pixel_step;
+    for (int64_t k = 0; k < groups; ++k, w += group_stride, a += 4) {
+      __m256i wv[kVectors];
+      for (int64_t v = 0; v < kVectors; ++v) wv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + v * 32));
+      for (int64_t p = 0; p < kPixels; ++p) {
+        int32_t group;
+        std::memcpy(&group, a + p * pixel_step, sizeof group);
+        const __m256i x = _mm256_set1_epi32(group);
+        for (int64_t v = 0; v < kVectors; ++v)
+          acc[p][v] = _mm256_add_epi32(acc[p][v], _mm256_madd_epi16(_mm256_maddubs_epi16(x, wv[v]), ones));
+      }
+    }
+  }
+  const auto* compensation =
+      reinterpret_cast<const int32_t*>(static_cast<const char*>(r.weights) + g.CompensationAt());
+  constexpr int64_t kOutBytes = Int8OutBytes(kOut);
+  for (int64_t v = 0; v < kVectors; ++v) {
+    const int64_t f = f0 + v * kLanes;
+    e.scale = _mm256_mul_ps(src_scale, _mm256_loadu_ps(r.weight_scales + f));  // as oneDNN combines them
+    e.bias = r.bias ? _mm256_loadu_ps(r.bias + f) : _mm256_setzero_ps();
+    const __m256i shift =
+        kSigned ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(compensation + f)) : _mm256_setzero_si256();
+    for (int64_t p = 0; p < kPixels; ++p)
+      StoreInt8Output<kOut>(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[p][v], shift)), e,
+                            out_row + ((ow + p) * g.filters + f) * kOutBytes);
+  }
+}
+
+template <int64_t kVectors, bool kSigned, Int8Out kOut>
+QV_AVX2 void Columns(const Run& r, const uint8_t* const* rows, int64_t f0, __m256 src_scale, Int8Epilogue& e,
+                     char* out_row) {
+  int64_t ow = 0;
+  for (; ow + kTilePixels <= r.g->out_w; ow += kTilePixels)
+    Tile<kTilePixels, kVectors, kSigned, kOut>(r, rows, ow, f0, src_scale, e, out_row);
+  for (; ow < r.g->out_w; ++ow) Tile<1, kVectors, kSigned, kOut>(r, rows, ow, f0, src_scale, e, out_row);
+}
+
+// Output rows [first, end) (counted over images x out_h), each row's input rows padded in `buffer`.
+template <bool kSigned, Int8Out kOut>
+QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
+  const Geometry& g = *r.g;
+  const uint8_t* rows[kMaxKernelRows];
+  Int8Epilogue e = MakeInt8Epilogue(kOut, r.lo, r.hi, r.inverse);
+  const __m256 src_scale = _mm256_set1_ps(r.src_scale);
+  for (int64_t row = first; row < end; ++row) {
+    PadRows<kSigned>(r, row / g.out_h, row % g.out_h, static_cast<uint8_t*>(buffer), rows);
+    char* out_row = r.dst + row * g.out_w * g.filters * Int8OutBytes(kOut);
+    for (int64_t f0 = 0; f0 < g.filters; f0 += kMaxVectors * kLanes) {
+      switch (std::min(kMaxVectors, (g.filters - f0) / kLanes)) {
+        case 4: Columns<4, kSigned, kOut>(r, rows, f0, src_scale, e, out_row); break;
+        case 3: Columns<3, kSigned, kOut>(r, rows, f0, src_scale, e, out_row); break;
+        case 2: Columns<2, kSigned, kOut>(r, rows, f0, src_scale, e, out_row); break;
+        default: Columns<1, kSigned, kOut>(r, rows, f0, src_scale, e, out_row); break;
+      }
+    }
+  }
+}
+
+template <bool kSigned>
+Int8RowsKernel<Geometry>::Rows Pick(Int8Out out) {
+  switch (out) {
+    case Int8Out::kUInt8: return RunRows<kSigned, Int8Out::kUInt8>;
+    case Int8Out::kInt8: return RunRows<kSigned, Int8Out::kInt8>;
+    default: return RunRows<kSigned, Int8Out::kFloat32>;
+  }
+}
+
+bool Fits(const KernelRequest& req, const ConvolutionParams& p) {
+  const Shape& x = req.inputs[0].type.shape;
+  if (x.size() != 4 || p.kernel.size() != 2 || p.dilate != std::vector<int64_t>{1, 1} || p.num_group != 1 ||
+      x[1] > kMaxChannels || p.kernel[0] > kMaxKernelRows || p.kernel[1] * x[1] < kMinSpan ||
+      p.num_filter % kLanes != 0 || !Int8OutputBounds(p.post_ops))
+    return false;
+  // oneDNN's view of the CPU (depthwise_int8_avx2.cc says why).
+  return !HasInt8DotProducts() && HasAvx2();
+}
+
+}  // namespace
+
+KernelBuild TryIm2colInt8Avx2(const KernelRequest& req, const ConvolutionParams& p, const Int8Hints& h) {
+  if (!Fits(req, p)) return {};
+  const Shape& x = req.inputs[0].type.shape;
+  const Shape& y = req.outputs[0].shape;
+  const Geometry g{x[0],        x[2],        x[3],        x[1],        y[2],     y[3],    p.num_filter,
+                   p.kernel[0], p.kernel[1], p.stride[0], p.stride[1], p.pad[0], p.pad[1]};
+  ConstantCache& constants = CpuConstants(req);
+  const ConstantPtr& weight = req.inputs[1].constant;
+
+  // Weights quantized as for oneDNN (7 bits and a scale per filter: int8_support.h), then in the
+  // kernel rows' byte order (column, channel), grouped by 4.
+  const Desc plain({g.filters, g.channels, g.kernel_h, g.kernel_w}, memory::data_type::s8, memory::format_tag::oihw);
+  const Int8Weights q = QuantizeWeights(constants, weight, plain, plain, true, h.weight_levels);
+  const Desc key({g.kernel_h * g.Groups(), g.filters, 4}, memory::data_type::s8, memory::format_tag::abc);
+  auto packed = constants.GetDerived(weight, key, [&](const float*) {
+    auto buffer = AllocateConstant(g.CompensationAt() + sizeof(int32_t) * g.filters);
+    auto* out = static_cast<int8_t*>(buffer.get());
+    std::memset(out, 0, g.CompensationAt());
+    auto* compensation = reinterpret_cast<int32_t*>(out + g.CompensationAt());
+    const auto* ints = static_cast<const int8_t*>(q.data.get());
+    for (int64_t f = 0; f < g.filters; ++f) {
+      int32_t sum = 0;
+      for (int64_t c = 0; c < g.channels; ++c)
+        for (int64_t kh = 0; kh < g.kernel_h; ++kh)
+          for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+            const int8_t value = ints[((f * g.channels + c) * g.kernel_h + kh) * g.kernel_w + kw];
+            const int64_t k = kw * g.channels + c;
+            out[(kh * g.Groups() + k / 4) * g.GroupStride() + f * 4 + k % 4] = value;
+            sum += value;
+          }
+      compensation[f] = 128 * sum;
+    }
+    return buffer;
+  });
+
+  KernelBuild build;
+  const Int8Avx2Io io = DeclareInt8Avx2Io(req, p, h, build);
+  const auto rows = io.signed_data ? Pick<true>(io.out) : Pick<false>(io.out);
+  build.kernel = std::make_unique<Int8RowsKernel<Geometry>>("im2col_int8:avx2", g, rows, io, std::move(packed), q.scales);
+  return build;
+}
+
+}  // namespace qv::cpu

@@ -1,0 +1,163 @@
+// What Quiver's own int8 convolutions for AVX2 CPUs without int8 dot products share (the depthwise and
+// the first-layer kernels): channels-last int8 data in, each output pixel's channels finished from their
+// accumulators as oneDNN's int8 kernels finish them, at most one fused ReLU or clip, and the output's
+// rows shared out among the threads.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/cpu/kernels/kernel.h"
+#include "backends/cpu/runtime/compute_pool.h"
+#include "backends/cpu/runtime/thread_buffer.h"
+#include "ops/convolution.h"
+#include "ops/int8_hints.h"
+
+// __m256 values cross only inline functions of the kernels' files.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+#define QV_AVX2 __attribute__((target("avx2,fma")))
+
+namespace qv::cpu {
+
+enum class Int8Out { kUInt8, kInt8, kFloat32 };
+
+// Per 8 output channels: the accumulator's scale (data step x weight step) and the bias; the fused
+// ReLU or clip as bounds; for an int8 output, the inverse of its step and its type's range.
+struct Int8Epilogue {
+  __m256 scale, bias, lo, hi, inverse, type_lo, type_hi;
+};
+
+// The epilogue's constants (scale and bias are per channel block, set by the caller).
+QV_AVX2 inline Int8Epilogue MakeInt8Epilogue(Int8Out out, float lo, float hi, float inverse) {
+  Int8Epilogue e;
+  e.scale = e.bias = _mm256_setzero_ps();
+  e.lo = _mm256_set1_ps(lo);
+  e.hi = _mm256_set1_ps(hi);
+  e.inverse = _mm256_set1_ps(inverse);
+  e.type_lo = _mm256_set1_ps(out == Int8Out::kUInt8 ? 0.f : -128.f);
+  e.type_hi = _mm256_set1_ps(out == Int8Out::kUInt8 ? 255.f : 127.f);
+  return e;
+}
+
+// 8 channels of one output pixel: scaled, biased, bounded, then (int8 outputs) multiplied by the
+// output's inverse step, saturated and rounded to nearest even.
+template <Int8Out kOut>
+QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Output(__m256 acc, const Int8Epilogue& e, char* out) {
+  __m256 v = _mm256_add_ps(_mm256_mul_ps(acc, e.scale), e.bias);
+  v = _mm256_min_ps(_mm256_max_ps(v, e.lo), e.hi);
+  if constexpr (kOut == Int8Out::kFloat32) {
+    _mm256_storeu_ps(reinterpret_cast<float*>(out), v);
+  } else {
+    v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, e.inverse), e.type_lo), e.type_hi);
+    const __m256i ints = _mm256_cvtps_epi32(v);
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
+    const __m128i bytes = kOut == Int8Out::kUInt8 ? _mm_packus_epi16(words, words) : _mm_packs_epi16(words, words);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
+  }
+}
+
+// Bytes per output value.
+constexpr int64_t Int8OutBytes(Int8Out out) { return out == Int8Out::kFloat32 ? sizeof(float) : 1; }
+
+// The fused post-ops as bounds on the value (none: unbounded), or nothing where they are more than
+// one ReLU or clip (a residual sum among them).
+inline std::optional<std::pair<float, float>> Int8OutputBounds(const std::vector<PostOp>& ops) {
+  constexpr float kInfinity = std::numeric_limits<float>::infinity();
+  if (ops.empty()) return std::make_pair(-kInfinity, kInfinity);
+  if (ops.size() > 1) return std::nullopt;
+  if (ops[0].kind == PostOp::kRelu) return std::make_pair(0.f, kInfinity);
+  if (ops[0].kind == PostOp::kClip) return std::make_pair(ops[0].alpha, ops[0].beta);
+  return std::nullopt;
+}
+
+// What a kernel's build declares and keeps besides its weights: the data read channels-last in its
+// int8 type (shifted or not), the output written channels-last, the bias, the bounds, and where the
+// data's and the output's scales are stored.
+struct Int8Avx2Io {
+  bool signed_data;
+  Int8Out out;
+  std::shared_ptr<void> bias;  // null: none
+  float lo, hi;
+  size_t src_scale_at, dst_scale_at;
+  float out_scale;  // 0: a float32 output
+};
+// Declares input 0 and output 0 on `build` (and its multiply-add count) for a convolution that
+// Int8OutputBounds accepts.
+Int8Avx2Io DeclareInt8Avx2Io(const KernelRequest& req, const ConvolutionParams& p, const Int8Hints& h,
+                             KernelBuild& build);
+
+// One run's data for a kernel whose geometry is `Geometry`: the data's integers and scale, the weights
+// in the kernel's own layout with each output channel's scale, the epilogue's values, the output.
+template <class Geometry>
+struct Int8Run {
+  const Geometry* g;
+  const uint8_t* src;
+  float src_scale;
+  const void* weights;
+  const float* weight_scales;
+  const float* bias;  // null: none
+  float lo, hi, inverse;
+  char* dst;
+};
+
+// A kernel that computes output rows [first, end) (Geometry::OutputRows() in all) with a thread's
+// buffer of Geometry::BufferBytes().
+template <class Geometry>
+class Int8RowsKernel : public Kernel {
+ public:
+  using Rows = void (*)(const Int8Run<Geometry>& run, int64_t first, int64_t end, void* buffer);
+
+  Int8RowsKernel(std::string name, const Geometry& g, Rows rows, Int8Avx2Io io, std::shared_ptr<void> weights,
+                 std::shared_ptr<void> weight_scales)
+      : name_(std::move(name)),
+        g_(g),
+        rows_(rows),
+        io_(std::move(io)),
+        weights_(std::move(weights)),
+        weight_scales_(std::move(weight_scales)) {}
+
+  std::string Implementation() const override { return name_; }
+
+  void Execute(const ExecArgs& args) const override {
+    const auto* src = static_cast<const uint8_t*>(args.inputs[0]);
+    auto* dst = static_cast<char*>(args.outputs[0]);
+    float src_scale;
+    std::memcpy(&src_scale, src + io_.src_scale_at, sizeof src_scale);
+    if (io_.out_scale > 0) std::memcpy(dst + io_.dst_scale_at, &io_.out_scale, sizeof io_.out_scale);
+    const Int8Run<Geometry> run{&g_,
+                                src,
+                                src_scale,
+                                weights_.get(),
+                                static_cast<const float*>(weight_scales_.get()),
+                                static_cast<const float*>(io_.bias.get()),
+                                io_.lo,
+                                io_.hi,
+                                io_.out_scale > 0 ? 1.f / io_.out_scale : 1.f,
+                                dst};
+    const int64_t rows = g_.OutputRows();
+    const int tasks = static_cast<int>(std::min<int64_t>(std::max(args.threads, 1), rows));
+    ComputePool::Get().Run(tasks, tasks, [&](int t, int count) {
+      thread_local ThreadBuffer t_buffer;
+      rows_(run, rows * t / count, rows * (t + 1) / count, t_buffer.Get(g_.BufferBytes()));
+    });
+  }
+
+ private:
+  const std::string name_;
+  const Geometry g_;
+  const Rows rows_;
+  const Int8Avx2Io io_;
+  const std::shared_ptr<void> weights_;
+  const std::shared_ptr<void> weight_scales_;
+};
+
+}  // namespace qv::cpu
