@@ -4,7 +4,7 @@
 #include "backends/cpu/runtime/constant_cache.h"
 #include "backends/cpu/runtime/cpu_precision.h"
 #include "backends/cpu/kernels/depthwise_int8_avx2.h"
-#include "backends/cpu/kernels/im2col_int8_avx2.h"
+#include "backends/cpu/kernels/gemm_conv_int8_avx2.h"
 #include "backends/cpu/kernels/int8_support.h"
 #include "backends/cpu/kernels/winograd_convolution.h"
 #include "ops/convolution.h"
@@ -57,7 +57,7 @@ memory::format_tag ChannelsLast(const ConvolutionParams& p) {
 // of another int8 type can share it.
 KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionParams& p, const Int8Hints& h) {
   if (KernelBuild depthwise = TryDepthwiseInt8Avx2(req, p, h); depthwise.kernel) return depthwise;
-  if (KernelBuild first_layer = TryIm2colInt8Avx2(req, p, h); first_layer.kernel) return first_layer;
+  if (KernelBuild first_layer = TryGemmConvInt8Avx2(req, p, h); first_layer.kernel) return first_layer;
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];

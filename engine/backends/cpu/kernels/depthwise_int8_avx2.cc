@@ -18,7 +18,7 @@ struct Geometry {
   // A converted row: per block of 8 channels, the width's pixels with a zero pixel each side.
   int64_t BlockFloats() const { return (width + 2) * kLanes; }
   int64_t RowFloats() const { return BlockFloats() * (channels / kLanes); }
-  int64_t OutputRows() const { return images * height; }
+  int64_t Units() const { return images * height; }  // the threads share output rows
   // Three converted rows and a zero row.
   int64_t BufferBytes() const { return sizeof(float) * 4 * RowFloats(); }
 };
@@ -101,8 +101,7 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
       const float* t = static_cast<const float*>(r.weights) + c;
       Taps w;
       for (int k = 0; k < kTaps; ++k) w.w[k] = _mm256_loadu_ps(t + k * c_count);
-      e.scale = _mm256_mul_ps(src_scale, _mm256_loadu_ps(r.weight_scales + c));  // as oneDNN combines them
-      e.bias = r.bias ? _mm256_loadu_ps(r.bias + c) : _mm256_setzero_ps();
+      SetInt8Channels(e, src_scale, r.weight_scales + c, r.bias ? r.bias + c : nullptr);
       char* out = out_row + c * kOutBytes;
       const int64_t pixel_bytes = c_count * kOutBytes;
       int64_t ow = 0;
@@ -121,7 +120,7 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
 }
 
 template <bool kSigned>
-Int8RowsKernel<Geometry>::Rows Pick(Int8Out out) {
+Int8UnitsKernel<Geometry>::Units Pick(Int8Out out) {
   switch (out) {
     case Int8Out::kUInt8: return RunRows<kSigned, Int8Out::kUInt8>;
     case Int8Out::kInt8: return RunRows<kSigned, Int8Out::kInt8>;
@@ -171,7 +170,7 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
   KernelBuild build;
   const Int8Avx2Io io = DeclareInt8Avx2Io(req, p, h, build);
   const auto rows = io.signed_data ? Pick<true>(io.out) : Pick<false>(io.out);
-  build.kernel = std::make_unique<Int8RowsKernel<Geometry>>("depthwise_3x3_int8:avx2", g, rows, io, std::move(taps),
+  build.kernel = std::make_unique<Int8UnitsKernel<Geometry>>("depthwise_3x3_int8:avx2", g, rows, io, std::move(taps),
                                                             q.scales);
   return build;
 }

@@ -2,8 +2,8 @@
 // AMD Zen 2 and 3, Intel before Ice Lake): MobileNets' depthwise layers. oneDNN's int8 kernel there
 // widens every product to 32 bits (vpmulld, 8 products per instruction); this one converts each input
 // row to float32 once and accumulates with FMA (8 per instruction, two a cycle), exactly: 9 products of
-// 8-bit integers sum far below 2^24. The epilogue is oneDNN's: the accumulator times the data and weight
-// scales, plus the bias, then the fused ReLU or clip, then quantized to the output's step.
+// 8-bit integers sum far below 2^24. The epilogue (int8_avx2_kernel.h): the accumulator times the data
+// and weight scales, plus the bias, bounded by the fused ReLU or clip, quantized to the output's step.
 #pragma once
 
 #include "backends/cpu/kernels/kernel.h"

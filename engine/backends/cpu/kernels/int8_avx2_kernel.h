@@ -30,34 +30,47 @@ namespace qv::cpu {
 
 enum class Int8Out { kUInt8, kInt8, kFloat32 };
 
-// Per 8 output channels: the accumulator's scale (data step x weight step) and the bias; the fused
-// ReLU or clip as bounds; for an int8 output, the inverse of its step and its type's range.
+// Per 8 output channels, the epilogue folded into one multiply-add and one clamp: the accumulator's
+// scale (data step x weight step) and the bias, both divided by the output's step (1 for a float32
+// output), and the bounds of the fused ReLU or clip, likewise divided and narrowed to the output type's
+// range. oneDNN's kernels apply the same steps one at a time (scale, bias, bound, divide, saturate);
+// folded, a value can round differently only where it lies within float32 rounding of a half step.
 struct Int8Epilogue {
-  __m256 scale, bias, lo, hi, inverse, type_lo, type_hi;
+  __m256 scale, bias, lo, hi, inverse;
 };
 
-// The epilogue's constants (scale and bias are per channel block, set by the caller).
+// The epilogue's constants for an output of type `out` with inverse step `inverse` (1 for float32):
+// bounds [lo, hi] on the value; the scale and bias are set per 8 channels by SetInt8Channels.
 QV_AVX2 inline Int8Epilogue MakeInt8Epilogue(Int8Out out, float lo, float hi, float inverse) {
   Int8Epilogue e;
   e.scale = e.bias = _mm256_setzero_ps();
-  e.lo = _mm256_set1_ps(lo);
-  e.hi = _mm256_set1_ps(hi);
   e.inverse = _mm256_set1_ps(inverse);
-  e.type_lo = _mm256_set1_ps(out == Int8Out::kUInt8 ? 0.f : -128.f);
-  e.type_hi = _mm256_set1_ps(out == Int8Out::kUInt8 ? 255.f : 127.f);
+  if (out == Int8Out::kFloat32) {
+    e.lo = _mm256_set1_ps(lo);
+    e.hi = _mm256_set1_ps(hi);
+  } else {
+    e.lo = _mm256_set1_ps(std::max(lo * inverse, out == Int8Out::kUInt8 ? 0.f : -128.f));
+    e.hi = _mm256_set1_ps(std::min(hi * inverse, out == Int8Out::kUInt8 ? 255.f : 127.f));
+  }
   return e;
 }
 
-// 8 channels of one output pixel: scaled, biased, bounded, then (int8 outputs) multiplied by the
-// output's inverse step, saturated and rounded to nearest even.
+// The scale and bias of 8 channels: the data's scale times their weight scales, and their bias (null:
+// none), divided by the output's step.
+QV_AVX2 inline __attribute__((always_inline)) void SetInt8Channels(Int8Epilogue& e, __m256 src_scale,
+                                                                   const float* weight_scales, const float* bias) {
+  e.scale = _mm256_mul_ps(_mm256_mul_ps(src_scale, _mm256_loadu_ps(weight_scales)), e.inverse);
+  e.bias = bias ? _mm256_mul_ps(_mm256_loadu_ps(bias), e.inverse) : _mm256_setzero_ps();
+}
+
+// 8 channels of one output pixel: scaled and biased in one step, clamped to the fused bounds and the
+// output type's range, rounded to nearest even.
 template <Int8Out kOut>
 QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Output(__m256 acc, const Int8Epilogue& e, char* out) {
-  __m256 v = _mm256_add_ps(_mm256_mul_ps(acc, e.scale), e.bias);
-  v = _mm256_min_ps(_mm256_max_ps(v, e.lo), e.hi);
+  const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(acc, e.scale, e.bias), e.lo), e.hi);
   if constexpr (kOut == Int8Out::kFloat32) {
     _mm256_storeu_ps(reinterpret_cast<float*>(out), v);
   } else {
-    v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, e.inverse), e.type_lo), e.type_hi);
     const __m256i ints = _mm256_cvtps_epi32(v);
     const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
     const __m128i bytes = kOut == Int8Out::kUInt8 ? _mm_packus_epi16(words, words) : _mm_packs_epi16(words, words);
@@ -109,18 +122,18 @@ struct Int8Run {
   char* dst;
 };
 
-// A kernel that computes output rows [first, end) (Geometry::OutputRows() in all) with a thread's
-// buffer of Geometry::BufferBytes().
+// A kernel whose threads share Geometry::Units() pieces of work: `units` computes [first, end) of
+// them with a thread's buffer of Geometry::BufferBytes().
 template <class Geometry>
-class Int8RowsKernel : public Kernel {
+class Int8UnitsKernel : public Kernel {
  public:
-  using Rows = void (*)(const Int8Run<Geometry>& run, int64_t first, int64_t end, void* buffer);
+  using Units = void (*)(const Int8Run<Geometry>& run, int64_t first, int64_t end, void* buffer);
 
-  Int8RowsKernel(std::string name, const Geometry& g, Rows rows, Int8Avx2Io io, std::shared_ptr<void> weights,
-                 std::shared_ptr<void> weight_scales)
+  Int8UnitsKernel(std::string name, const Geometry& g, Units units, Int8Avx2Io io, std::shared_ptr<void> weights,
+                  std::shared_ptr<void> weight_scales)
       : name_(std::move(name)),
         g_(g),
-        rows_(rows),
+        units_(units),
         io_(std::move(io)),
         weights_(std::move(weights)),
         weight_scales_(std::move(weight_scales)) {}
@@ -143,18 +156,18 @@ class Int8RowsKernel : public Kernel {
                                 io_.hi,
                                 io_.out_scale > 0 ? 1.f / io_.out_scale : 1.f,
                                 dst};
-    const int64_t rows = g_.OutputRows();
-    const int tasks = static_cast<int>(std::min<int64_t>(std::max(args.threads, 1), rows));
+    const int64_t units = g_.Units();
+    const int tasks = static_cast<int>(std::min<int64_t>(std::max(args.threads, 1), units));
     ComputePool::Get().Run(tasks, tasks, [&](int t, int count) {
       thread_local ThreadBuffer t_buffer;
-      rows_(run, rows * t / count, rows * (t + 1) / count, t_buffer.Get(g_.BufferBytes()));
+      units_(run, units * t / count, units * (t + 1) / count, t_buffer.Get(g_.BufferBytes()));
     });
   }
 
  private:
   const std::string name_;
   const Geometry g_;
-  const Rows rows_;
+  const Units units_;
   const Int8Avx2Io io_;
   const std::shared_ptr<void> weights_;
   const std::shared_ptr<void> weight_scales_;

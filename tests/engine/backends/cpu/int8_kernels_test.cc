@@ -150,9 +150,10 @@ struct Int8ConvCase {
 };
 
 const std::vector<Int8ConvCase> kCases = {
-    // Without int8 dot products first layers (1-4 channels, kernel rows of 20 bytes or more) take the
-    // im2col kernel (backends/cpu/kernels/im2col_int8_avx2.h): int8 and uint8 data, padding on every side,
-    // kernel rows of 20-33 bytes, tiles of 32 filters and fewer, widths odd and even, every output type.
+    // Without int8 dot products first layers (1-4 channels, kernel rows of 20 bytes or more) and 1x1
+    // expansions take the matrix-product kernel (backends/cpu/kernels/gemm_conv_int8_avx2.h): int8 and
+    // uint8 data, padding on every side, kernel rows of 16-33 bytes and more, tiles of 32 filters and
+    // fewer, widths leaving 0, 1 or 2 pixels after tiles of 3, every output type.
     {"first layer, uint8 data, ReLU into uint8", {1, 3, 15, 13}, 16, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1),
      {1.5f, 255.5f, true}, "uint8", true},
     {"first layer 7x7 stride 2, int8 data measured per run, int8 output", {2, 3, 17, 12}, 32,
@@ -163,6 +164,12 @@ const std::vector<Int8ConvCase> kCases = {
      {2.f, 127.5f, false}, "int8", true},
     {"first layer 3x3 stride 2 (MobileNets': oneDNN's kernel)", {1, 3, 11, 9}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1),
      {2.f, 127.5f, false}, "int8", true},
+    {"1x1 expansion, uint8 data, ReLU into uint8", {2, 16, 5, 7}, 96, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
+     {1.5f, 255.5f, true}, "uint8", true},
+    {"1x1 expansion, int8 data measured per run, int8 output", {1, 24, 4, 8}, 144, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
+     {0, 127.5f, false}, "int8", true},
+    {"1x1 expansion over 160 channels, float32 output", {1, 160, 3, 3}, 200, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
+     {2.f, 127.5f, false}, "float32", false},
     {"int8 data measured per run, int8 output", {2, 16, 9, 9}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1),
      {0, 127.5f, false}, "int8", true},
     {"one weight scale, float32 output", {1, 24, 7, 7}, 20, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
@@ -209,7 +216,7 @@ TEST_CASE("int8 convolutions match the reference quantization within one output 
   }
 }
 
-TEST_CASE("int8 depthwise and first-layer convolutions take Quiver's AVX2 kernels exactly where int8 dot products are missing",
+TEST_CASE("Quiver's AVX2 int8 kernels take depthwise 3x3 layers and first layers and 1x1 expansions exactly where int8 dot products are missing",
           "[ops][int8]") {
   if (!CpuRunsInt8()) return;
   const bool dot_products = qv::cpu::HasInt8DotProducts();
@@ -227,9 +234,11 @@ TEST_CASE("int8 depthwise and first-layer convolutions take Quiver's AVX2 kernel
       {"depthwise, clip into uint8", {2, 32, 10, 11}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32), true,
        "depthwise_3x3_int8:avx2"},
       {"first layer 7x7 stride 2, ReLU into uint8", {1, 3, 20, 17}, 64, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), false,
-       "im2col_int8:avx2"},
+       "gemm_conv_int8:avx2"},
       {"first layer 7x7 stride 2, clip into uint8", {2, 3, 12, 13}, 32, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), true,
-       "im2col_int8:avx2"},
+       "gemm_conv_int8:avx2"},
+      {"1x1 expansion, clip into uint8", {1, 32, 7, 14}, 192, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1), true,
+       "gemm_conv_int8:avx2"},
   };
   unsigned seed = 900;
   for (const Case& c : cases) {
