@@ -1,7 +1,7 @@
-// What Quiver's own int8 convolutions for AVX2 CPUs without int8 dot products share (the depthwise and
-// the first-layer kernels): channels-last int8 data in, each output pixel's channels finished from their
-// accumulators as oneDNN's int8 kernels finish them, at most one fused ReLU or clip, and the output's
-// rows shared out among the threads.
+// What Quiver's own int8 convolutions for AVX2 CPUs without int8 dot products share (the depthwise
+// and the matrix-product kernels): channels-last int8 data in, each output pixel's channels finished
+// from their accumulators in one multiply-add and one clamp, at most one fused ReLU or clip, and the
+// work shared out among the threads.
 #pragma once
 
 #include <immintrin.h>
