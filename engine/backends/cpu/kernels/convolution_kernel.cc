@@ -57,7 +57,7 @@ memory::format_tag ChannelsLast(const ConvolutionParams& p) {
 // of another int8 type can share it.
 KernelBuild BuildInt8Convolution(const KernelRequest& req, const ConvolutionParams& p, const Int8Hints& h) {
   if (KernelBuild depthwise = TryDepthwiseInt8Avx2(req, p, h); depthwise.kernel) return depthwise;
-  if (KernelBuild first_layer = TryGemmConvInt8Avx2(req, p, h); first_layer.kernel) return first_layer;
+  if (KernelBuild gemm = TryGemmConvInt8Avx2(req, p, h); gemm.kernel) return gemm;
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
   const ValueInfo* bias = p.no_bias ? nullptr : &req.inputs[2];

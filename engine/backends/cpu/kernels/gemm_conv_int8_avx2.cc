@@ -51,8 +51,7 @@ QV_AVX2 void PadRows(const Run& r, int64_t image, int64_t oh, uint8_t* buffer, c
   const uint8_t zero = kSigned ? 0x80 : 0;
   const __m256i flips = _mm256_set1_epi8(static_cast<char>(zero));
   const int64_t padded = g.PaddedRowBytes(), row_bytes = g.in_w * g.channels, pad_bytes = g.pad_w * g.channels;
-  uint8_t* zeros = buffer + g.kernel_h * padded;
-  std::memset(zeros, zero, padded);
+  const uint8_t* zeros = buffer + g.kernel_h * padded;  // filled by RunUnits
   for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
     const int64_t ih = oh * g.stride_h - g.pad_h + kh;
     if (ih < 0 || ih >= g.in_h) {
@@ -74,10 +73,12 @@ QV_AVX2 void PadRows(const Run& r, int64_t image, int64_t oh, uint8_t* buffer, c
 
 // Output pixels ow .. ow + kPixels - 1, filters f0 .. f0 + 8 kVectors - 1: each 4-byte group of each
 // kernel row broadcast and multiplied by the group's weights of 8 filters (vpmaddubsw: 16-bit sums of
-// two products, exact with 7-bit weights; vpmaddwd by ones: 32-bit sums of four), then finished.
-template <int64_t kPixels, int64_t kVectors, bool kSigned, Int8Out kOut>
+// two products, exact with 7-bit weights; vpmaddwd by ones: 32-bit sums of four), less the int8 data's
+// shift per 8 filters, then finished with their epilogue.
+template <int64_t kPixels, int64_t kVectors, Int8Out kOut>
 QV_AVX2 inline __attribute__((always_inline)) void Tile(const Run& r, const uint8_t* const* rows, int64_t ow,
-                                                        int64_t f0, __m256 src_scale, Int8Epilogue& e, char* out_row) {
+                                                        int64_t f0, const Int8Epilogue* es, const __m256i* shifts,
+                                                        char* out_row) {
   const Geometry& g = *r.g;
   const int64_t groups = g.Groups(), group_stride = g.GroupStride(), pixel_step = g.stride_w * g.channels;
   const auto* w = static_cast<const int8_t*>(r.weights) + f0 * 4;
@@ -99,29 +100,34 @@ QV_AVX2 inline __attribute__((always_inline)) void Tile(const Run& r, const uint
       }
     }
   }
-  const auto* compensation =
-      reinterpret_cast<const int32_t*>(static_cast<const char*>(r.weights) + g.CompensationAt());
   constexpr int64_t kOutBytes = Int8OutBytes(kOut);
-  for (int64_t v = 0; v < kVectors; ++v) {
-    const int64_t f = f0 + v * kLanes;
-    SetInt8Channels(e, src_scale, r.weight_scales + f, r.bias ? r.bias + f : nullptr);
-    const __m256i shift =
-        kSigned ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(compensation + f)) : _mm256_setzero_si256();
+  for (int64_t v = 0; v < kVectors; ++v)
     for (int64_t p = 0; p < kPixels; ++p)
-      StoreInt8Output<kOut>(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[p][v], shift)), e,
-                            out_row + ((ow + p) * g.filters + f) * kOutBytes);
-  }
+      StoreInt8Output<kOut>(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[p][v], shifts[v])), es[v],
+                            out_row + ((ow + p) * g.filters + f0 + v * kLanes) * kOutBytes);
 }
 
+// One output row's filters f0 .. f0 + 8 kVectors - 1, their epilogues and shifts set up once for the row.
 template <int64_t kVectors, bool kSigned, Int8Out kOut>
-QV_AVX2 void Columns(const Run& r, const uint8_t* const* rows, int64_t f0, __m256 src_scale, Int8Epilogue& e,
+QV_AVX2 void Columns(const Run& r, const uint8_t* const* rows, int64_t f0, __m256 src_scale, const Int8Epilogue& e,
                      char* out_row) {
   static_assert(kTilePixels == 3, "the remainder is one tile of 1 or 2 pixels");
+  const auto* compensation =
+      reinterpret_cast<const int32_t*>(static_cast<const char*>(r.weights) + r.g->CompensationAt());
+  Int8Epilogue es[kVectors];
+  __m256i shifts[kVectors];
+  for (int64_t v = 0; v < kVectors; ++v) {
+    const int64_t f = f0 + v * kLanes;
+    es[v] = e;
+    SetInt8Channels(es[v], src_scale, r.weight_scales + f, r.bias ? r.bias + f : nullptr);
+    shifts[v] =
+        kSigned ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(compensation + f)) : _mm256_setzero_si256();
+  }
   int64_t ow = 0;
   for (; ow + kTilePixels <= r.g->out_w; ow += kTilePixels)
-    Tile<kTilePixels, kVectors, kSigned, kOut>(r, rows, ow, f0, src_scale, e, out_row);
-  if (r.g->out_w - ow == 2) Tile<2, kVectors, kSigned, kOut>(r, rows, ow, f0, src_scale, e, out_row);
-  if (r.g->out_w - ow == 1) Tile<1, kVectors, kSigned, kOut>(r, rows, ow, f0, src_scale, e, out_row);
+    Tile<kTilePixels, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
+  if (r.g->out_w - ow == 2) Tile<2, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
+  if (r.g->out_w - ow == 1) Tile<1, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
 }
 
 // Units [first, end) (Geometry::Units, row-major), each output row's input rows padded in `buffer`
@@ -131,7 +137,9 @@ QV_AVX2 void RunUnits(const Run& r, int64_t first, int64_t end, void* buffer) {
   const Geometry& g = *r.g;
   const uint8_t* rows[kMaxKernelRows];
   int64_t padded = -1;  // the output row whose input rows `rows` holds
-  Int8Epilogue e = MakeInt8Epilogue(kOut, r.lo, r.hi, r.inverse);
+  std::memset(static_cast<uint8_t*>(buffer) + g.kernel_h * g.PaddedRowBytes(), kSigned ? 0x80 : 0,
+              g.PaddedRowBytes());  // the row of zeros (shifted like the data) for padding rows
+  const Int8Epilogue e = MakeInt8Epilogue(kOut, r.lo, r.hi, r.inverse);
   const __m256 src_scale = _mm256_set1_ps(r.src_scale);
   for (int64_t unit = first; unit < end; ++unit) {
     const int64_t row = unit / g.Blocks(), f0 = unit % g.Blocks() * kMaxVectors * kLanes;
