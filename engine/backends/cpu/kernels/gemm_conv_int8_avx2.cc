@@ -12,12 +12,14 @@ using dnnl::memory;
 
 constexpr int64_t kLanes = 8;        // output channels per vector
 constexpr int64_t kMaxVectors = 4;   // output channels per tile: 32
+constexpr int64_t kBlock = kMaxVectors * kLanes;
 constexpr int64_t kTilePixels = 3;   // 3 x 4 accumulators; the weights are read as memory operands
 constexpr int64_t kMaxFirstLayerChannels = 4;
 constexpr int64_t kMaxKernelRows = 11;  // AlexNet's 11x11 the largest
-// A first layer's kernel row of fewer bytes wastes too much of its last group: MobileNets' 3x3 x 3
-// channels (9 bytes in 12) ran no faster than oneDNN's kernel; ResNets' 7x7 x 3 (21 in 24) run 15% faster.
-constexpr int64_t kMinSpan = 20;
+// The narrowest first-layer kernel row measured faster than oneDNN's kernel: MobileNets' 3x3 x 3
+// channels (9 bytes in 3 groups, 25% of the products over zero weights), 20% faster; ResNets' 7x7 x 3
+// (21 in 24) 15-20%. Narrower rows (one channel) waste more and stay on oneDNN.
+constexpr int64_t kMinSpan = 9;
 
 struct Geometry {
   int64_t images, in_h, in_w, channels, out_h, out_w, filters;
@@ -29,15 +31,19 @@ struct Geometry {
   int64_t Groups() const { return (Span() + 3) / 4; }
   // An input row with its padding columns (the value zero) and room for the last group's overrun.
   int64_t PaddedRowBytes() const { return (in_w + 2 * pad_w) * channels + 4; }
-  int64_t Blocks() const { return (filters + kMaxVectors * kLanes - 1) / (kMaxVectors * kLanes); }
+  int64_t Blocks() const { return (filters + kBlock - 1) / kBlock; }
   // The threads' work: output rows x blocks of 32 filters (7-row layers shared evenly by 2 threads).
   int64_t Units() const { return images * out_h * Blocks(); }
   // The kernel rows of one output row, and a row of zeros for padding rows.
   int64_t BufferBytes() const { return (kernel_h + 1) * PaddedRowBytes(); }
-  // The weights: [kernel_h][Groups()][filters][4] int8 (each filter's 4 bytes of a group next to each
-  // other, as vpmaddubsw pairs them), then at CompensationAt() each filter's 128 x its weight sum.
-  int64_t GroupStride() const { return filters * 4; }
-  size_t CompensationAt() const { return (kernel_h * Groups() * GroupStride() + 63) / 64 * 64; }
+  // The weights: per block of 32 filters, [kernel_h][Groups()][32][4] int8 (each filter's 4 bytes of a
+  // group next to each other, as vpmaddubsw pairs them; a last block of fewer filters padded), so that
+  // a tile reads its block's weights in order; then at CompensationAt() each filter's 128 x its weight
+  // sum. (Groups of all the filters side by side put 1280 filters' groups 5 KB apart, and the 80 groups
+  // of a 320-channel 1x1 in the same few L1 sets.)
+  static constexpr int64_t kGroupBytes = kBlock * 4;
+  int64_t BlockBytes() const { return kernel_h * Groups() * kGroupBytes; }
+  size_t CompensationAt() const { return (Blocks() * BlockBytes() + 63) / 64 * 64; }
 };
 
 using Run = Int8Run<Geometry>;
@@ -71,17 +77,16 @@ QV_AVX2 void PadRows(const Run& r, int64_t image, int64_t oh, uint8_t* buffer, c
   }
 }
 
-// Output pixels ow .. ow + kPixels - 1, filters f0 .. f0 + 8 kVectors - 1: each 4-byte group of each
-// kernel row broadcast and multiplied by the group's weights of 8 filters (vpmaddubsw: 16-bit sums of
-// two products, exact with 7-bit weights; vpmaddwd by ones: 32-bit sums of four), less the int8 data's
-// shift per 8 filters, then finished with their epilogue.
+// Output pixels ow .. ow + kPixels - 1, filters f0 .. f0 + 8 kVectors - 1 (f0 a block's first): each
+// 4-byte group of each kernel row broadcast and multiplied by the group's weights of 8 filters
+// (vpmaddubsw: 16-bit sums of two products, exact with 7-bit weights; vpmaddwd by ones: 32-bit sums of
+// four), then finished with their epilogue (which takes the int8 data's shift back out) and stored.
 template <int64_t kPixels, int64_t kVectors, Int8Out kOut>
 QV_AVX2 inline __attribute__((always_inline)) void Tile(const Run& r, const uint8_t* const* rows, int64_t ow,
-                                                        int64_t f0, const Int8Epilogue* es, const __m256i* shifts,
-                                                        char* out_row) {
+                                                        int64_t f0, const Int8Epilogue* es, char* out_row) {
   const Geometry& g = *r.g;
-  const int64_t groups = g.Groups(), group_stride = g.GroupStride(), pixel_step = g.stride_w * g.channels;
-  const auto* w = static_cast<const int8_t*>(r.weights) + f0 * 4;
+  const int64_t groups = g.Groups(), group_stride = Geometry::kGroupBytes, pixel_step = g.stride_w * g.channels;
+  const auto* w = static_cast<const int8_t*>(r.weights) + f0 / kBlock * g.BlockBytes();
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[kPixels][kVectors];
   for (int64_t p = 0; p < kPixels; ++p)
@@ -101,13 +106,15 @@ QV_AVX2 inline __attribute__((always_inline)) void Tile(const Run& r, const uint
     }
   }
   constexpr int64_t kOutBytes = Int8OutBytes(kOut);
-  for (int64_t v = 0; v < kVectors; ++v)
-    for (int64_t p = 0; p < kPixels; ++p)
-      StoreInt8Output<kOut>(_mm256_cvtepi32_ps(_mm256_sub_epi32(acc[p][v], shifts[v])), es[v],
-                            out_row + ((ow + p) * g.filters + f0 + v * kLanes) * kOutBytes);
+  for (int64_t p = 0; p < kPixels; ++p) {
+    __m256 v[kVectors];
+    for (int64_t i = 0; i < kVectors; ++i) v[i] = FinishInt8(_mm256_cvtepi32_ps(acc[p][i]), es[i]);
+    StoreInt8Vectors<kOut, kVectors>(v, out_row + ((ow + p) * g.filters + f0) * kOutBytes);
+  }
 }
 
-// One output row's filters f0 .. f0 + 8 kVectors - 1, their epilogues and shifts set up once for the row.
+// One output row's filters f0 .. f0 + 8 kVectors - 1, their epilogues set up once for the row: the
+// int8 data's shift (the compensation, 128 x each filter's weight sum) folded into the bias.
 template <int64_t kVectors, bool kSigned, Int8Out kOut>
 QV_AVX2 void Columns(const Run& r, const uint8_t* const* rows, int64_t f0, __m256 src_scale, const Int8Epilogue& e,
                      char* out_row) {
@@ -115,19 +122,20 @@ QV_AVX2 void Columns(const Run& r, const uint8_t* const* rows, int64_t f0, __m25
   const auto* compensation =
       reinterpret_cast<const int32_t*>(static_cast<const char*>(r.weights) + r.g->CompensationAt());
   Int8Epilogue es[kVectors];
-  __m256i shifts[kVectors];
   for (int64_t v = 0; v < kVectors; ++v) {
     const int64_t f = f0 + v * kLanes;
     es[v] = e;
     SetInt8Channels(es[v], src_scale, r.weight_scales + f, r.bias ? r.bias + f : nullptr);
-    shifts[v] =
-        kSigned ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(compensation + f)) : _mm256_setzero_si256();
+    if constexpr (kSigned) {
+      const __m256 shift = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(compensation + f)));
+      es[v].bias = _mm256_fnmadd_ps(shift, es[v].scale, es[v].bias);
+    }
   }
   int64_t ow = 0;
   for (; ow + kTilePixels <= r.g->out_w; ow += kTilePixels)
-    Tile<kTilePixels, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
-  if (r.g->out_w - ow == 2) Tile<2, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
-  if (r.g->out_w - ow == 1) Tile<1, kVectors, kOut>(r, rows, ow, f0, es, shifts, out_row);
+    Tile<kTilePixels, kVectors, kOut>(r, rows, ow, f0, es, out_row);
+  if (r.g->out_w - ow == 2) Tile<2, kVectors, kOut>(r, rows, ow, f0, es, out_row);
+  if (r.g->out_w - ow == 1) Tile<1, kVectors, kOut>(r, rows, ow, f0, es, out_row);
 }
 
 // Units [first, end) (Geometry::Units, row-major), each output row's input rows padded in `buffer`
@@ -142,7 +150,7 @@ QV_AVX2 void RunUnits(const Run& r, int64_t first, int64_t end, void* buffer) {
   const Int8Epilogue e = MakeInt8Epilogue(kOut, r.lo, r.hi, r.inverse);
   const __m256 src_scale = _mm256_set1_ps(r.src_scale);
   for (int64_t unit = first; unit < end; ++unit) {
-    const int64_t row = unit / g.Blocks(), f0 = unit % g.Blocks() * kMaxVectors * kLanes;
+    const int64_t row = unit / g.Blocks(), f0 = unit % g.Blocks() * kBlock;
     if (row != padded) {
       PadRows<kSigned>(r, row / g.out_h, row % g.out_h, static_cast<uint8_t*>(buffer), rows);
       padded = row;
@@ -170,11 +178,12 @@ bool IsFirstLayer(const ConvolutionParams& p, int64_t channels) {
   return channels <= kMaxFirstLayerChannels && p.kernel[0] <= kMaxKernelRows && p.kernel[1] * channels >= kMinSpan;
 }
 
-// MobileNetV2's 1x1 expansions ran 10-35% faster than on oneDNN; its projections (more input channels
-// than output ones: more products per output) and the classifier's 1x1 over one pixel did not.
+// MobileNetV2's 1x1 expansions (and its first 32 -> 32) ran 10-35% faster than on oneDNN; its
+// projections (more input channels than output ones) and the classifier's 1x1 over one pixel ran
+// within +-10% of it and stay there.
 bool IsExpansion(const ConvolutionParams& p, int64_t channels) {
   return p.kernel == std::vector<int64_t>{1, 1} && p.stride == std::vector<int64_t>{1, 1} &&
-         p.pad == std::vector<int64_t>{0, 0} && channels % 4 == 0 && channels < p.num_filter;
+         p.pad == std::vector<int64_t>{0, 0} && channels % 4 == 0 && channels <= p.num_filter;
 }
 
 bool Fits(const KernelRequest& req, const ConvolutionParams& p) {
@@ -201,7 +210,7 @@ KernelBuild TryGemmConvInt8Avx2(const KernelRequest& req, const ConvolutionParam
   // kernel rows' byte order (column, channel), grouped by 4.
   const Desc plain({g.filters, g.channels, g.kernel_h, g.kernel_w}, memory::data_type::s8, memory::format_tag::oihw);
   const Int8Weights q = QuantizeWeights(constants, weight, plain, plain, true, h.weight_levels);
-  const Desc key({g.kernel_h * g.Groups(), g.filters, 4}, memory::data_type::s8, memory::format_tag::abc);
+  const Desc key({g.Blocks(), g.kernel_h * g.Groups(), kBlock, 4}, memory::data_type::s8, memory::format_tag::abcd);
   auto packed = constants.GetDerived(weight, key, [&](const float*) {
     auto buffer = AllocateConstant(g.CompensationAt() + sizeof(int32_t) * g.filters);
     auto* out = static_cast<int8_t*>(buffer.get());
@@ -215,7 +224,8 @@ KernelBuild TryGemmConvInt8Avx2(const KernelRequest& req, const ConvolutionParam
           for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
             const int8_t value = ints[((f * g.channels + c) * g.kernel_h + kh) * g.kernel_w + kw];
             const int64_t k = kw * g.channels + c;
-            out[(kh * g.Groups() + k / 4) * g.GroupStride() + f * 4 + k % 4] = value;
+            out[f / kBlock * g.BlockBytes() + (kh * g.Groups() + k / 4) * Geometry::kGroupBytes + f % kBlock * 4 +
+                k % 4] = value;
             sum += value;
           }
       compensation[f] = 128 * sum;

@@ -63,19 +63,45 @@ QV_AVX2 inline __attribute__((always_inline)) void SetInt8Channels(Int8Epilogue&
   e.bias = bias ? _mm256_mul_ps(_mm256_loadu_ps(bias), e.inverse) : _mm256_setzero_ps();
 }
 
-// 8 channels of one output pixel: scaled and biased in one step, clamped to the fused bounds and the
-// output type's range, rounded to nearest even.
+// 8 channels of one output pixel as values of the output type: scaled and biased in one step, clamped
+// to the fused bounds and the output type's range (rounded to integers when stored).
+QV_AVX2 inline __attribute__((always_inline)) __m256 FinishInt8(__m256 acc, const Int8Epilogue& e) {
+  return _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(acc, e.scale, e.bias), e.lo), e.hi);
+}
+
+// kVectors x 8 finished channels (FinishInt8), contiguous in the output: float32 as they are, int8
+// rounded to nearest even and packed into one store of up to 32 bytes.
+template <Int8Out kOut, int64_t kVectors>
+QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Vectors(const __m256* v, char* out) {
+  static_assert(kVectors >= 1 && kVectors <= 4, "one to four vectors");
+  if constexpr (kOut == Int8Out::kFloat32) {
+    for (int64_t i = 0; i < kVectors; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out) + i * 8, v[i]);
+  } else {
+    __m256i ints[4];
+    for (int64_t i = 0; i < kVectors; ++i) ints[i] = _mm256_cvtps_epi32(v[i]);
+    for (int64_t i = kVectors; i < 4; ++i) ints[i] = ints[kVectors - 1];
+    // Packing works within 128-bit lanes: 4-byte groups come out as a0 b0 c0 d0 a1 b1 c1 d1 (a0: the
+    // first 4 channels of v[0]), put back in order by one permutation.
+    const __m256i low = _mm256_packs_epi32(ints[0], ints[1]), high = _mm256_packs_epi32(ints[2], ints[3]);
+    const __m256i bytes = kOut == Int8Out::kUInt8 ? _mm256_packus_epi16(low, high) : _mm256_packs_epi16(low, high);
+    const __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    auto* dst = reinterpret_cast<__m128i*>(out);
+    if constexpr (kVectors == 4) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), ordered);
+    } else if constexpr (kVectors == 1) {
+      _mm_storel_epi64(dst, _mm256_castsi256_si128(ordered));
+    } else {
+      _mm_storeu_si128(dst, _mm256_castsi256_si128(ordered));
+      if constexpr (kVectors == 3) _mm_storel_epi64(dst + 1, _mm256_extracti128_si256(ordered, 1));
+    }
+  }
+}
+
+// 8 channels of one output pixel, finished and stored.
 template <Int8Out kOut>
 QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Output(__m256 acc, const Int8Epilogue& e, char* out) {
-  const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(acc, e.scale, e.bias), e.lo), e.hi);
-  if constexpr (kOut == Int8Out::kFloat32) {
-    _mm256_storeu_ps(reinterpret_cast<float*>(out), v);
-  } else {
-    const __m256i ints = _mm256_cvtps_epi32(v);
-    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints), _mm256_extracti128_si256(ints, 1));
-    const __m128i bytes = kOut == Int8Out::kUInt8 ? _mm_packus_epi16(words, words) : _mm_packs_epi16(words, words);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out), bytes);
-  }
+  const __m256 v = FinishInt8(acc, e);
+  StoreInt8Vectors<kOut, 1>(&v, out);
 }
 
 // Bytes per output value.

@@ -150,7 +150,7 @@ struct Int8ConvCase {
 };
 
 const std::vector<Int8ConvCase> kCases = {
-    // Without int8 dot products first layers (1-4 channels, kernel rows of 20 bytes or more) and 1x1
+    // Without int8 dot products first layers (1-4 channels, kernel rows of 9 bytes or more) and 1x1
     // expansions take the matrix-product kernel (backends/cpu/kernels/gemm_conv_int8_avx2.h): int8 and
     // uint8 data, padding on every side, kernel rows of 16-33 bytes and more, tiles of 32 filters and
     // fewer, widths leaving 0, 1 or 2 pixels after tiles of 3, every output type.
@@ -162,12 +162,16 @@ const std::vector<Int8ConvCase> kCases = {
      {2.5f, 127.5f, false}, "float32", false},
     {"first layer 11x11 stride 4, three channels, 40 filters", {1, 3, 23, 45}, 40, MakeConv(11, 11, 4, 4, 2, 2, 1, 1, 1),
      {2.f, 127.5f, false}, "int8", true},
-    {"first layer 3x3 stride 2 (MobileNets': oneDNN's kernel)", {1, 3, 11, 9}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1),
+    {"first layer 3x3 stride 2 (MobileNets')", {1, 3, 11, 9}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1),
+     {2.f, 127.5f, false}, "int8", true},
+    {"first layer 3x3 over one channel (oneDNN's kernel)", {1, 1, 8, 9}, 16, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1),
      {2.f, 127.5f, false}, "int8", true},
     {"1x1 expansion, uint8 data, ReLU into uint8", {2, 16, 5, 7}, 96, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
      {1.5f, 255.5f, true}, "uint8", true},
     {"1x1 expansion, int8 data measured per run, int8 output", {1, 24, 4, 8}, 144, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
      {0, 127.5f, false}, "int8", true},
+    {"1x1 expansion into 120 filters (a last block of 24), int8 output", {1, 8, 3, 5}, 120,
+     MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1), {2.f, 127.5f, false}, "int8", true},
     {"1x1 expansion over 160 channels, float32 output", {1, 160, 3, 3}, 200, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
      {2.f, 127.5f, false}, "float32", false},
     {"int8 data measured per run, int8 output", {2, 16, 9, 9}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 1),
@@ -237,8 +241,12 @@ TEST_CASE("Quiver's AVX2 int8 kernels take depthwise 3x3 layers and first layers
        "gemm_conv_int8:avx2"},
       {"first layer 7x7 stride 2, clip into uint8", {2, 3, 12, 13}, 32, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), true,
        "gemm_conv_int8:avx2"},
+      {"first layer 3x3 stride 2 (MobileNets'), clip into uint8", {1, 3, 16, 16}, 32,
+       MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 1), true, "gemm_conv_int8:avx2"},
       {"1x1 expansion, clip into uint8", {1, 32, 7, 14}, 192, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1), true,
        "gemm_conv_int8:avx2"},
+      {"1x1 as many filters as channels, ReLU into uint8", {1, 32, 6, 6}, 32, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
+       false, "gemm_conv_int8:avx2"},
   };
   unsigned seed = 900;
   for (const Case& c : cases) {
