@@ -14,11 +14,11 @@ constexpr int64_t kLanes = 8;  // channels per vector
 constexpr int kTaps = 9;
 
 struct Geometry {
-  int64_t images, height, width, channels;
-  // A converted row: per block of 8 channels, the width's pixels with a zero pixel each side.
-  int64_t BlockFloats() const { return (width + 2) * kLanes; }
+  int64_t images, in_h, in_w, out_h, out_w, channels, stride;
+  // A converted input row: per block of 8 channels, the row's pixels with a zero pixel each side.
+  int64_t BlockFloats() const { return (in_w + 2) * kLanes; }
   int64_t RowFloats() const { return BlockFloats() * (channels / kLanes); }
-  int64_t Units() const { return images * height; }  // the threads share output rows
+  int64_t Units() const { return images * out_h; }  // the threads share output rows
   // Three converted rows and a zero row.
   int64_t BufferBytes() const { return sizeof(float) * 4 * RowFloats(); }
 };
@@ -26,32 +26,35 @@ struct Geometry {
 // The weights: float32 taps, [9][channels].
 using Run = Int8Run<Geometry>;
 
-// Row `row` of image data as float32 blocks (Geometry::RowFloats).
+// Row `row` of image data as float32 blocks (Geometry::RowFloats), block by block: the row's bytes stay
+// in L1 while each block is written in order.
 template <bool kSigned>
 QV_AVX2 void ConvertRow(const uint8_t* row, const Geometry& g, float* out) {
-  const int64_t blocks = g.channels / kLanes;
+  // Locals: the intrinsics' stores may alias anything, which would make the compiler reload `g`.
+  const int64_t blocks = g.channels / kLanes, width = g.in_w, channels = g.channels, block_floats = g.BlockFloats();
   for (int64_t b = 0; b < blocks; ++b) {
-    float* block = out + b * g.BlockFloats();
+    float* block = out + b * block_floats;
+    const uint8_t* in = row + b * kLanes;
     _mm256_storeu_ps(block, _mm256_setzero_ps());
-    _mm256_storeu_ps(block + (g.width + 1) * kLanes, _mm256_setzero_ps());
-  }
-  for (int64_t w = 0; w < g.width; ++w)
-    for (int64_t b = 0; b < blocks; ++b) {
-      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + w * g.channels + b * kLanes));
+    for (int64_t w = 0; w < width; ++w, in += channels) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in));
       const __m256i ints = kSigned ? _mm256_cvtepi8_epi32(bytes) : _mm256_cvtepu8_epi32(bytes);
-      _mm256_storeu_ps(out + b * g.BlockFloats() + (w + 1) * kLanes, _mm256_cvtepi32_ps(ints));
+      _mm256_storeu_ps(block + (w + 1) * kLanes, _mm256_cvtepi32_ps(ints));
     }
+    _mm256_storeu_ps(block + (width + 1) * kLanes, _mm256_setzero_ps());
+  }
 }
 
 struct Taps {
   __m256 w[kTaps];
 };
 
-// Output pixel `ow` of 8 channels: the converted pixels ow .. ow + 2 (the zero pixel first) of each of
-// the three rows, times the taps.
+// Output pixel `ow` of 8 channels: the converted pixels s ow .. s ow + 2 (the zero pixel first; s the
+// stride) of each of the three rows, times the taps.
+template <int64_t kStride>
 QV_AVX2 inline __attribute__((always_inline)) __m256 Accumulate(const float* p0, const float* p1, const float* p2,
                                                                 int64_t ow, const Taps& t) {
-  const int64_t at = ow * kLanes;
+  const int64_t at = ow * kStride * kLanes;
   __m256 acc = _mm256_mul_ps(_mm256_loadu_ps(p0 + at), t.w[0]);
   acc = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + at + kLanes), t.w[1], acc);
   acc = _mm256_fmadd_ps(_mm256_loadu_ps(p0 + at + 2 * kLanes), t.w[2], acc);
@@ -63,9 +66,10 @@ QV_AVX2 inline __attribute__((always_inline)) __m256 Accumulate(const float* p0,
   return _mm256_fmadd_ps(_mm256_loadu_ps(p2 + at + 2 * kLanes), t.w[8], acc);
 }
 
-// Output rows [first, end) (counted over images x height), converting each input row once into
-// `buffer` (Geometry::BufferBytes).
-template <bool kSigned, Int8Out kOut>
+// Output rows [first, end) (counted over images x output height), converting each input row once into
+// `buffer` (Geometry::BufferBytes): the three slots hold input rows by their index modulo 3, so the
+// rows a stride-2 output row shares with the one before stay converted too.
+template <int64_t kStride, bool kSigned, Int8Out kOut>
 QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
   const Geometry& g = *r.g;
   constexpr int64_t kOutBytes = Int8OutBytes(kOut);
@@ -77,23 +81,23 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
   Int8Epilogue e = MakeInt8Epilogue(kOut, r.lo, r.hi, r.inverse);
   const __m256 src_scale = _mm256_set1_ps(r.src_scale);
   for (int64_t row = first; row < end; ++row) {
-    const int64_t image = row / g.height, oh = row % g.height;
+    const int64_t image = row / g.out_h, oh = row % g.out_h;
     const float* in[3];
     for (int kh = 0; kh < 3; ++kh) {
-      const int64_t ih = oh - 1 + kh;
-      if (ih < 0 || ih >= g.height) {
+      const int64_t ih = oh * kStride - 1 + kh;
+      if (ih < 0 || ih >= g.in_h) {
         in[kh] = zero;
         continue;
       }
-      const int64_t id = image * g.height + ih, slot = id % 3;
+      const int64_t id = image * g.in_h + ih, slot = id % 3;
       float* converted = rows + slot * row_floats;
       if (held[slot] != id) {
-        ConvertRow<kSigned>(r.src + id * g.width * c_count, g, converted);
+        ConvertRow<kSigned>(r.src + id * g.in_w * c_count, g, converted);
         held[slot] = id;
       }
       in[kh] = converted;
     }
-    char* out_row = r.dst + row * g.width * c_count * kOutBytes;
+    char* out_row = r.dst + row * g.out_w * c_count * kOutBytes;
     for (int64_t c = 0; c < c_count; c += kLanes) {
       const float* p0 = in[0] + c / kLanes * block_floats;
       const float* p1 = in[1] + c / kLanes * block_floats;
@@ -106,33 +110,36 @@ QV_AVX2 void RunRows(const Run& r, int64_t first, int64_t end, void* buffer) {
       const int64_t pixel_bytes = c_count * kOutBytes;
       int64_t ow = 0;
       // Four pixels at a time: four independent accumulations hide the FMA latency.
-      for (; ow + 4 <= g.width; ow += 4) {
-        const __m256 a0 = Accumulate(p0, p1, p2, ow, w), a1 = Accumulate(p0, p1, p2, ow + 1, w);
-        const __m256 a2 = Accumulate(p0, p1, p2, ow + 2, w), a3 = Accumulate(p0, p1, p2, ow + 3, w);
-        StoreInt8Output<kOut>(a0, e, out + ow * pixel_bytes);
-        StoreInt8Output<kOut>(a1, e, out + (ow + 1) * pixel_bytes);
-        StoreInt8Output<kOut>(a2, e, out + (ow + 2) * pixel_bytes);
-        StoreInt8Output<kOut>(a3, e, out + (ow + 3) * pixel_bytes);
+      for (; ow + 4 <= g.out_w; ow += 4) {
+        __m256 v[4];
+        for (int64_t i = 0; i < 4; ++i) v[i] = FinishInt8(Accumulate<kStride>(p0, p1, p2, ow + i, w), e);
+        StoreInt8Strided4<kOut>(v, out + ow * pixel_bytes, pixel_bytes);
       }
-      for (; ow < g.width; ++ow) StoreInt8Output<kOut>(Accumulate(p0, p1, p2, ow, w), e, out + ow * pixel_bytes);
+      for (; ow < g.out_w; ++ow)
+        StoreInt8Output<kOut>(Accumulate<kStride>(p0, p1, p2, ow, w), e, out + ow * pixel_bytes);
     }
   }
 }
 
-template <bool kSigned>
+template <int64_t kStride, bool kSigned>
 Int8UnitsKernel<Geometry>::Units Pick(Int8Out out) {
   switch (out) {
-    case Int8Out::kUInt8: return RunRows<kSigned, Int8Out::kUInt8>;
-    case Int8Out::kInt8: return RunRows<kSigned, Int8Out::kInt8>;
-    default: return RunRows<kSigned, Int8Out::kFloat32>;
+    case Int8Out::kUInt8: return RunRows<kStride, kSigned, Int8Out::kUInt8>;
+    case Int8Out::kInt8: return RunRows<kStride, kSigned, Int8Out::kInt8>;
+    default: return RunRows<kStride, kSigned, Int8Out::kFloat32>;
   }
+}
+
+template <int64_t kStride>
+Int8UnitsKernel<Geometry>::Units Pick(bool signed_data, Int8Out out) {
+  return signed_data ? Pick<kStride, true>(out) : Pick<kStride, false>(out);
 }
 
 bool Fits(const KernelRequest& req, const ConvolutionParams& p) {
   const Shape& x = req.inputs[0].type.shape;
   const std::vector<int64_t> one = {1, 1};
-  if (x.size() != 4 || p.kernel != std::vector<int64_t>{3, 3} || p.stride != one || p.dilate != one ||
-      p.pad != one)
+  if (x.size() != 4 || p.kernel != std::vector<int64_t>{3, 3} ||
+      (p.stride != one && p.stride != std::vector<int64_t>{2, 2}) || p.dilate != one || p.pad != one)
     return false;
   const int64_t channels = x[1];
   if (p.num_group != channels || p.num_filter != channels || channels % kLanes != 0 ||
@@ -151,7 +158,8 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
   const ValueInfo& data = req.inputs[0];
   const ValueInfo& weight = req.inputs[1];
   const Shape& x = data.type.shape;
-  const Geometry g{x[0], x[2], x[3], x[1]};
+  const Shape& y = req.outputs[0].shape;
+  const Geometry g{x[0], x[2], x[3], y[2], y[3], x[1], p.stride[0]};
   ConstantCache& constants = CpuConstants(req);
 
   // Weights quantized as for oneDNN (7 bits and a scale per channel: int8_support.h), then as floats
@@ -169,7 +177,7 @@ KernelBuild TryDepthwiseInt8Avx2(const KernelRequest& req, const ConvolutionPara
   });
   KernelBuild build;
   const Int8Avx2Io io = DeclareInt8Avx2Io(req, p, h, build);
-  const auto rows = io.signed_data ? Pick<true>(io.out) : Pick<false>(io.out);
+  const auto rows = g.stride == 1 ? Pick<1>(io.signed_data, io.out) : Pick<2>(io.signed_data, io.out);
   build.kernel = std::make_unique<Int8UnitsKernel<Geometry>>("depthwise_3x3_int8:avx2", g, rows, io, std::move(taps),
                                                             q.scales);
   return build;

@@ -69,31 +69,69 @@ QV_AVX2 inline __attribute__((always_inline)) __m256 FinishInt8(__m256 acc, cons
   return _mm256_min_ps(_mm256_max_ps(_mm256_fmadd_ps(acc, e.scale, e.bias), e.lo), e.hi);
 }
 
-// kVectors x 8 finished channels (FinishInt8), contiguous in the output: float32 as they are, int8
-// rounded to nearest even and packed into one store of up to 32 bytes.
+// 16-bit words saturated to the output's 8-bit type, lane by lane.
+template <Int8Out kOut>
+QV_AVX2 inline __attribute__((always_inline)) __m128i PackWords(__m128i a, __m128i b) {
+  return kOut == Int8Out::kUInt8 ? _mm_packus_epi16(a, b) : _mm_packs_epi16(a, b);
+}
+template <Int8Out kOut>
+QV_AVX2 inline __attribute__((always_inline)) __m256i PackWords(__m256i a, __m256i b) {
+  return kOut == Int8Out::kUInt8 ? _mm256_packus_epi16(a, b) : _mm256_packs_epi16(a, b);
+}
+
+// kVectors x 8 finished channels (FinishInt8) as int8 rounded to nearest even, 8 bytes per vector in
+// order in the returned register's low bytes.
 template <Int8Out kOut, int64_t kVectors>
-QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Vectors(const __m256* v, char* out) {
-  static_assert(kVectors >= 1 && kVectors <= 4, "one to four vectors");
-  if constexpr (kOut == Int8Out::kFloat32) {
-    for (int64_t i = 0; i < kVectors; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out) + i * 8, v[i]);
+QV_AVX2 inline __attribute__((always_inline)) __m256i PackInt8(const __m256* v) {
+  static_assert(kOut != Int8Out::kFloat32 && kVectors >= 1 && kVectors <= 4, "one to four vectors of int8");
+  __m256i ints[4];
+  for (int64_t i = 0; i < kVectors; ++i) ints[i] = _mm256_cvtps_epi32(v[i]);
+  if constexpr (kVectors == 1) {
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(ints[0]), _mm256_extracti128_si256(ints[0], 1));
+    return _mm256_castsi128_si256(PackWords<kOut>(words, words));
   } else {
-    __m256i ints[4];
-    for (int64_t i = 0; i < kVectors; ++i) ints[i] = _mm256_cvtps_epi32(v[i]);
     for (int64_t i = kVectors; i < 4; ++i) ints[i] = ints[kVectors - 1];
     // Packing works within 128-bit lanes: 4-byte groups come out as a0 b0 c0 d0 a1 b1 c1 d1 (a0: the
     // first 4 channels of v[0]), put back in order by one permutation.
-    const __m256i low = _mm256_packs_epi32(ints[0], ints[1]), high = _mm256_packs_epi32(ints[2], ints[3]);
-    const __m256i bytes = kOut == Int8Out::kUInt8 ? _mm256_packus_epi16(low, high) : _mm256_packs_epi16(low, high);
-    const __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i packed = PackWords<kOut>(_mm256_packs_epi32(ints[0], ints[1]), _mm256_packs_epi32(ints[2], ints[3]));
+    return _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  }
+}
+
+// kVectors x 8 finished channels, contiguous in the output: float32 as they are, int8 packed into one
+// store of up to 32 bytes.
+template <Int8Out kOut, int64_t kVectors>
+QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Vectors(const __m256* v, char* out) {
+  if constexpr (kOut == Int8Out::kFloat32) {
+    for (int64_t i = 0; i < kVectors; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out) + i * 8, v[i]);
+  } else {
+    const __m256i packed = PackInt8<kOut, kVectors>(v);
     auto* dst = reinterpret_cast<__m128i*>(out);
     if constexpr (kVectors == 4) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), ordered);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), packed);
     } else if constexpr (kVectors == 1) {
-      _mm_storel_epi64(dst, _mm256_castsi256_si128(ordered));
+      _mm_storel_epi64(dst, _mm256_castsi256_si128(packed));
     } else {
-      _mm_storeu_si128(dst, _mm256_castsi256_si128(ordered));
-      if constexpr (kVectors == 3) _mm_storel_epi64(dst + 1, _mm256_extracti128_si256(ordered, 1));
+      _mm_storeu_si128(dst, _mm256_castsi256_si128(packed));
+      if constexpr (kVectors == 3) _mm_storel_epi64(dst + 1, _mm256_extracti128_si256(packed, 1));
     }
+  }
+}
+
+// 4 x 8 finished channels, each vector `step` bytes after the one before (the same channels of 4
+// pixels): int8 packed together, then stored 8 bytes at a time.
+template <Int8Out kOut>
+QV_AVX2 inline __attribute__((always_inline)) void StoreInt8Strided4(const __m256* v, char* out, int64_t step) {
+  if constexpr (kOut == Int8Out::kFloat32) {
+    for (int64_t i = 0; i < 4; ++i) _mm256_storeu_ps(reinterpret_cast<float*>(out + i * step), v[i]);
+  } else {
+    const __m256i packed = PackInt8<kOut, 4>(v);
+    const __m128d low = _mm_castsi128_pd(_mm256_castsi256_si128(packed));
+    const __m128d high = _mm_castsi128_pd(_mm256_extracti128_si256(packed, 1));
+    _mm_storel_pd(reinterpret_cast<double*>(out), low);
+    _mm_storeh_pd(reinterpret_cast<double*>(out + step), low);
+    _mm_storel_pd(reinterpret_cast<double*>(out + 2 * step), high);
+    _mm_storeh_pd(reinterpret_cast<double*>(out + 3 * step), high);
   }
 }
 

@@ -178,10 +178,15 @@ const std::vector<Int8ConvCase> kCases = {
      {0, 127.5f, false}, "int8", true},
     {"one weight scale, float32 output", {1, 24, 7, 7}, 20, MakeConv(1, 1, 1, 1, 0, 0, 1, 1, 1),
      {2.5f, 127.5f, false}, "float32", false},
+    // Without int8 dot products these take the AVX2 depthwise kernel (backends/cpu/kernels/depthwise_int8_avx2.h):
+    // strides 1 and 2, odd and even sizes, widths with and without a remainder after 4 pixels, two
+    // images, every output type.
     {"depthwise, stride 2", {1, 32, 9, 7}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 32), {2.f, 127.5f, false}, "int8",
      true},
-    // Without int8 dot products these take the AVX2 depthwise kernel (backends/cpu/kernels/depthwise_int8_avx2.h):
-    // widths with and without a remainder after 4 pixels, two images, every output type.
+    {"depthwise 3x3 stride 2, uint8 data, two images, ReLU into uint8", {2, 16, 10, 12}, 16,
+     MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 16), {1.5f, 255.5f, true}, "uint8", true},
+    {"depthwise 3x3 stride 2, int8 data measured per run, float32 output", {1, 8, 7, 17}, 8,
+     MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 8), {0, 127.5f, false}, "float32", true},
     {"depthwise 3x3, uint8 data, ReLU into uint8", {2, 24, 7, 9}, 24, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 24),
      {1.5f, 255.5f, true}, "uint8", true},
     {"depthwise 3x3, int8 data measured per run, int8 output", {1, 16, 5, 8}, 16, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 16),
@@ -236,6 +241,8 @@ TEST_CASE("Quiver's AVX2 int8 kernels take depthwise 3x3 layers and first layers
       {"depthwise, ReLU into uint8", {2, 32, 10, 11}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32), false,
        "depthwise_3x3_int8:avx2"},
       {"depthwise, clip into uint8", {2, 32, 10, 11}, 32, MakeConv(3, 3, 1, 1, 1, 1, 1, 1, 32), true,
+       "depthwise_3x3_int8:avx2"},
+      {"depthwise stride 2, clip into uint8", {1, 32, 11, 10}, 32, MakeConv(3, 3, 2, 2, 1, 1, 1, 1, 32), true,
        "depthwise_3x3_int8:avx2"},
       {"first layer 7x7 stride 2, ReLU into uint8", {1, 3, 20, 17}, 64, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1), false,
        "gemm_conv_int8:avx2"},
