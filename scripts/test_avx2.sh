@@ -43,3 +43,14 @@ python="$(bash scripts/build_python.sh)"
 # (1 min more) is left to scripts/test.sh on an AVX2-only CPU.
 "${as_avx2_cpu[@]}" "$python" -m pytest -q -rs -p no:cacheprovider tests/python tests/amp tests/int8 \
   -k "not test_calibrate_mxnet or int8_error or accuracy"
+# Then on an emulated Zen 3, which cannot execute AVX-512, VNNI or AMX at all (scripts/as_emulated_zen3.sh):
+# an instruction of theirs reached on these paths, dispatched on CPUID or not, fails with SIGILL. The C++
+# suites of the int8 kernels, the precision choice, the CPU's own loops and the fuzz corpus (without the
+# thread tests, minutes when emulated), and MXNet's int8 ResNet-18 and MobileNetV2 and the digits CNN held
+# to their accuracy rules (tests/int8); about 2 minutes. (Not the whole of CTest: 30 minutes and more
+# emulated, and QEMU 7.2 computes oneDNN's AVX2 tanh kernel wrongly, which the masked run above checks.)
+echo "test_avx2: on an emulated Zen 3 without AVX-512 (scripts/as_emulated_zen3.sh)" >&2
+bash scripts/as_emulated_zen3.sh "$build_dir/tests/quiver_tests" \
+  "[int8],[precision],[fuzz],[cpu]~[concurrency],[winograd]~[concurrency]"
+bash scripts/as_emulated_zen3.sh "$python" -m pytest -q -rs -p no:cacheprovider tests/int8/test_int8_mxnet.py \
+  -k "resnet18_v1-naive or mobilenetv2_1.0-naive or digits_cnn_keeps_its_accuracy or auto_picks"
