@@ -151,9 +151,10 @@ struct Int8ConvCase {
 
 const std::vector<Int8ConvCase> kCases = {
     // Without int8 dot products first layers (1-4 channels, kernel rows of 9 bytes or more) and 1x1
-    // expansions take the matrix-product kernel (backends/cpu/kernels/gemm_conv_int8_avx2.h): int8 and
-    // uint8 data, padding on every side, kernel rows of 16-33 bytes and more, tiles of 32 filters and
-    // fewer, widths leaving 0, 1 or 2 pixels after tiles of 3, every output type.
+    // layers with at least as many filters as channels take the matrix-product kernel
+    // (backends/cpu/kernels/gemm_conv_int8_avx2.h): int8 and uint8 data, padding on every side, kernel
+    // rows of 9-33 bytes and more, tiles of 32 filters and fewer, widths leaving 0, 1 or 2 pixels after
+    // tiles of 3, every output type.
     {"first layer, uint8 data, ReLU into uint8", {1, 3, 15, 13}, 16, MakeConv(7, 7, 2, 2, 3, 3, 1, 1, 1),
      {1.5f, 255.5f, true}, "uint8", true},
     {"first layer 7x7 stride 2, int8 data measured per run, int8 output", {2, 3, 17, 12}, 32,
