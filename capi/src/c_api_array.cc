@@ -29,6 +29,12 @@ Shape ShapeFrom(const int64_t* shape, uint32_t ndim) {
   return s;
 }
 
+Device DeviceFrom(int dev_type, int dev_id) {
+  Check(dev_type == QV_CPU || dev_type == QV_GPU, Status::kInvalidArgument,
+        "unknown device type " + std::to_string(dev_type));
+  return Device{static_cast<DeviceType>(dev_type), dev_id};
+}
+
 void CheckBytes(const NDArray& a, size_t nbytes) {
   Check(nbytes == a.nbytes(), Status::kInvalidArgument,
         "nbytes is " + std::to_string(nbytes) + " but the array " + ShapeToString(a.shape()) + " " +
@@ -71,9 +77,7 @@ int QvNDArrayCreate(const int64_t* shape, uint32_t ndim, int dev_type, int dev_i
     capi::Require(out, "out");
     const Shape s = ShapeFrom(shape, ndim);
     const DType t = DTypeFromCode(dtype);
-    Check(dev_type == QV_CPU || dev_type == QV_GPU, Status::kInvalidArgument,
-          "unknown device type " + std::to_string(dev_type));
-    *out = capi::NewHandle(NDArray::Create(s, t, Device{static_cast<DeviceType>(dev_type), dev_id}));
+    *out = capi::NewHandle(NDArray::Create(s, t, DeviceFrom(dev_type, dev_id)));
   });
 }
 
@@ -194,6 +198,36 @@ int QvNDArrayOnReady(QvNDArrayHandle a, void (*callback)(QvNDArrayHandle, int, v
       callback(a, capi::ReportFailure(f), user);
       capi::Arrays().Release(a);
     });
+  });
+}
+
+int QvNDArrayCreateFromDevicePointer(void* data, const int64_t* shape, uint32_t ndim, int dtype, int dev_type,
+                                     int dev_id, void* stream, void (*release)(void*), void* ctx,
+                                     QvNDArrayHandle* out) {
+  return capi::Guard([&] {
+    capi::Require(out, "out");
+    const Shape s = ShapeFrom(shape, ndim);
+    const DType t = DTypeFromCode(dtype);
+    const Device device = DeviceFrom(dev_type, dev_id);
+    const DeviceMemory& memory = DeviceMemoryOf(device);
+    memory.Require(device);
+    const int64_t bytes = ByteCount(s, DTypeSize(t));
+    if (bytes > 0) capi::Require(data, "data");
+    std::function<void()> after_stream = memory.AfterStream(device, stream);
+    NDArrayPtr array =
+        NDArray::FromStorage(s, t, Storage::Wrap(data, static_cast<size_t>(bytes), release, ctx), device);
+    // A write of the array's that ends with the producer's work: every later operation waits for it,
+    // and a failed wait is the array's failure.
+    if (after_stream) Engine::Get().Push(std::move(after_stream), {}, {array->var()});
+    *out = capi::NewHandle(std::move(array));
+  });
+}
+
+int QvNDArrayGetDevicePointer(QvNDArrayHandle a, void** data) {
+  return capi::Guard([&] {
+    const NDArrayPtr& arr = capi::ArrayOf(a, "array");
+    capi::Require(data, "data");
+    *data = arr->data();
   });
 }
 

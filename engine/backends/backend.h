@@ -232,6 +232,10 @@ class Backend {
   virtual std::unique_ptr<Kernel> MakeConversion(const LayoutPtr& from, const LayoutPtr& to) const = 0;
   // How much compute a step doing `flops` arithmetic and moving `bytes` is worth (its `parallelism`).
   virtual int StepParallelism(double flops, double bytes) const = 0;
+  // The alignment (bytes) an invocation's input or output buffer needs for the steps to read or write
+  // it in place; a less aligned one (a device pointer another library handed over) is gathered into,
+  // or scattered from, the plan's own buffers. The default: any address.
+  virtual size_t in_place_alignment() const { return 1; }
 
   virtual std::unique_ptr<Execution> StartExecution(const Device& device) const = 0;
   // Whether FinishAsync returns before the work has completed (a GPU's stream): invocations then end

@@ -47,11 +47,17 @@ size_t BoundBytes(const std::vector<Piece>& pieces) {
   return total;
 }
 
-// A binding the steps read or write where it is: one piece in the device's memory, the tensor's size.
-bool InPlace(const InputBinding& pieces, size_t bytes) {
-  return pieces.size() == 1 && !pieces[0].host && pieces[0].bytes == bytes;
+bool AlignedTo(const void* data, size_t alignment) { return reinterpret_cast<uintptr_t>(data) % alignment == 0; }
+
+// A binding the steps read or write where it is: one piece in the device's memory, the tensor's size,
+// as aligned as the backend's kernels need (Backend::in_place_alignment; a foreign device pointer may
+// not be).
+bool InPlace(const InputBinding& pieces, size_t bytes, size_t alignment) {
+  return pieces.size() == 1 && !pieces[0].host && pieces[0].bytes == bytes && AlignedTo(pieces[0].data, alignment);
 }
-bool InPlace(const OutputBinding& pieces, size_t bytes) { return pieces.size() == 1 && pieces[0].bytes == bytes; }
+bool InPlace(const OutputBinding& pieces, size_t bytes, size_t alignment) {
+  return pieces.size() == 1 && pieces[0].bytes == bytes && AlignedTo(pieces[0].data, alignment);
+}
 
 template <typename Binding>
 void CheckBinding(const std::vector<Binding>& bindings, const std::vector<size_t>& bytes, const char* what) {
@@ -325,20 +331,22 @@ void Plan::RunSteps(Execution& execution, char* arena, const std::vector<const v
 }
 
 size_t Plan::WorkspaceBytes(const std::vector<InputBinding>& inputs, const std::vector<OutputBinding>& outputs) const {
+  const size_t alignment = backend_.in_place_alignment();
   size_t bytes = Aligned(workspace_bytes_);
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (!InPlace(inputs[i], input_bytes_[i])) bytes += Aligned(input_bytes_[i]);
+    if (!InPlace(inputs[i], input_bytes_[i], alignment)) bytes += Aligned(input_bytes_[i]);
   for (size_t k = 0; k < outputs.size(); ++k)
-    if (!InPlace(outputs[k], output_bytes_[k])) bytes += Aligned(output_bytes_[k]);
+    if (!InPlace(outputs[k], output_bytes_[k], alignment)) bytes += Aligned(output_bytes_[k]);
   return bytes;
 }
 
 void Plan::Enqueue(Execution& execution, char* workspace, const std::vector<InputBinding>& inputs,
                    const std::vector<OutputBinding>& outputs, const std::function<void()>& before_step) const {
+  const size_t alignment = backend_.in_place_alignment();
   char* room = workspace + Aligned(workspace_bytes_);  // for the bindings that are not in place
   std::vector<const void*> in_ptrs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (InPlace(inputs[i], input_bytes_[i])) {
+    if (InPlace(inputs[i], input_bytes_[i], alignment)) {
       in_ptrs.push_back(inputs[i][0].data);
       continue;
     }
@@ -348,7 +356,7 @@ void Plan::Enqueue(Execution& execution, char* workspace, const std::vector<Inpu
   }
   std::vector<void*> out_ptrs;
   for (size_t k = 0; k < outputs.size(); ++k) {
-    if (InPlace(outputs[k], output_bytes_[k])) {
+    if (InPlace(outputs[k], output_bytes_[k], alignment)) {
       out_ptrs.push_back(outputs[k][0].data);
       continue;
     }
@@ -357,7 +365,7 @@ void Plan::Enqueue(Execution& execution, char* workspace, const std::vector<Inpu
   }
   RunSteps(execution, workspace, in_ptrs, out_ptrs, before_step);
   for (size_t k = 0; k < outputs.size(); ++k)
-    if (!InPlace(outputs[k], output_bytes_[k])) execution.Scatter(out_ptrs[k], outputs[k]);
+    if (!InPlace(outputs[k], output_bytes_[k], alignment)) execution.Scatter(out_ptrs[k], outputs[k]);
 }
 
 void Plan::Run(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,

@@ -33,6 +33,12 @@ DeviceTypeRegistry<DeviceMemory>& Registry() {
 
 }  // namespace
 
+std::function<void()> DeviceMemory::AfterStream(const Device& device, void* stream) const {
+  Check(stream == nullptr, Status::kInvalidArgument,
+        "memory of " + device.ToString() + " is not produced on a stream: pass a null stream");
+  return {};
+}
+
 void RegisterDeviceMemory(DeviceType type, const DeviceMemory* memory) { Registry().Register(type, memory); }
 
 const DeviceMemory& DeviceMemoryOf(const Device& device) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 
 #include "common/device.h"
@@ -31,6 +32,12 @@ class DeviceMemory {
   // The most memory one allocation on `device` could ever get: the device's memory, or for host
   // memory what this process may use. A bound for refusing impossible shapes, not what is free now.
   virtual size_t Capacity(const Device& device) const = 0;
+  // For memory another library's work on `stream` (a stream handle of the device's, such as a
+  // cudaStream_t) produces: a function that returns once the work queued on it until now has
+  // completed, run before anything reads the memory; empty when there is nothing to wait for. Throws
+  // Error(Status::kInvalidArgument) for a stream on a device without streams (the default: host
+  // memory, where `stream` must be null).
+  virtual std::function<void()> AfterStream(const Device& device, void* stream) const;
 };
 
 // Called once per device type, at static-initialisation time, by the backend that owns it.

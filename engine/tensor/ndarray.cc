@@ -33,10 +33,11 @@ std::shared_ptr<NDArray> NDArray::Allocate(const Shape& shape, DType dtype, Devi
   }
 }
 
-std::shared_ptr<NDArray> NDArray::FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage) {
+std::shared_ptr<NDArray> NDArray::FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage,
+                                              Device device) {
   const size_t nbytes = static_cast<size_t>(ByteCount(shape, DTypeSize(dtype)));
   Check(storage && storage->size() >= nbytes, Status::kInternal, "storage smaller than shape " + ShapeToString(shape));
-  return std::shared_ptr<NDArray>(new NDArray(shape, dtype, Device{}, std::move(storage), nbytes));
+  return std::shared_ptr<NDArray>(new NDArray(shape, dtype, device, std::move(storage), nbytes));
 }
 
 void NDArray::CopyFromHost(const void* src, size_t bytes) {

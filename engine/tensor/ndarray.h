@@ -21,8 +21,9 @@ class NDArray {
   // As Create, but the contents are undefined (DeviceMemory::AllocateUninitialized): for arrays that
   // are written in full before anything reads them, such as a plan's outputs.
   static std::shared_ptr<NDArray> CreateUninitialized(const Shape& shape, DType dtype, Device device);
-  // An array over existing storage (which must hold at least the shape's bytes).
-  static std::shared_ptr<NDArray> FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage);
+  // An array over existing storage of `device`'s memory (which must hold at least the shape's bytes).
+  static std::shared_ptr<NDArray> FromStorage(const Shape& shape, DType dtype, std::shared_ptr<Storage> storage,
+                                              Device device = Device{});
 
   ~NDArray();
   NDArray(const NDArray&) = delete;

@@ -74,6 +74,10 @@ typedef struct {
   int (*ProfilerGetTrace)(const char **);
   int (*ProfilerDumpTrace)(const char *);
   int (*ProfilerGetAggregate)(const char **);
+  /* Device memory without copies */
+  int (*NDArrayCreateFromDevicePointer)(void *, const int64_t *, uint32_t, int, int, int, void *, void (*)(void *),
+                                        void *, QvNDArrayHandle *);
+  int (*NDArrayGetDevicePointer)(QvNDArrayHandle, void **);
 } Api;
 
 /* Looks `name` up in `lib` and stores it in a function-pointer slot. dlsym returns an object pointer;
@@ -152,6 +156,8 @@ static inline int load_api(void *lib, Api *api) {
   API_RESOLVE(ProfilerGetTrace);
   API_RESOLVE(ProfilerDumpTrace);
   API_RESOLVE(ProfilerGetAggregate);
+  API_RESOLVE(NDArrayCreateFromDevicePointer);
+  API_RESOLVE(NDArrayGetDevicePointer);
   return ok;
 }
 

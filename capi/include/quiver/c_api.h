@@ -493,6 +493,36 @@ QV_EXPORT int QvProfilerDumpTrace(const char *path);
  * the next QvProfilerGetAggregate on this thread. */
 QV_EXPORT int QvProfilerGetAggregate(const char **json);
 
+/* ---------------------------------------------------------------------------------------------------
+ * Device memory without copies
+ *
+ * Tensors another library keeps on a GPU (PyTorch, CuPy, JAX: what DLPack and the CUDA array interface
+ * hand out) become inputs without crossing the host, and a GPU array's memory can be handed on the same
+ * way. Ordering: the runtime reads a wrapped pointer only after the work queued on the producer's stream
+ * (given at wrapping) has completed; the runtime's own writes to an array have completed on the device
+ * once the array is readable (CanRead / WaitToRead / OnReady), so any stream may read it from then on.
+ * ------------------------------------------------------------------------------------------------- */
+
+/* Wraps device memory the caller owns (dense, row-major, `shape` and `dtype`, on device (dev_type,
+ * dev_id): a CUDA device pointer for QV_GPU, host memory for QV_CPU) without copying. `stream` is the
+ * stream whose queued work produces the memory (a cudaStream_t; NULL: nothing is pending, and the only
+ * value a CPU array takes): every operation on the array is ordered after the work queued on it until
+ * this call, without blocking the caller. `release(ctx)` (may be NULL) is called exactly once, on any
+ * thread, when no pending or future work uses the memory (after QvNDArrayFree and every operation on the
+ * array). Fails with QV_ERR_DEVICE for a device this build or machine lacks, QV_ERR_INVALID_ARGUMENT for
+ * a stream on the CPU; on failure release is not called and the caller keeps the memory. *out is owned
+ * by the caller (QvNDArrayFree). Never blocks. */
+QV_EXPORT int QvNDArrayCreateFromDevicePointer(void *data, const int64_t *shape, uint32_t ndim, int dtype,
+                                               int dev_type, int dev_id, void *stream,
+                                               void (*release)(void *ctx), void *ctx, QvNDArrayHandle *out);
+
+/* The address of an array's first element on its device (a CUDA device pointer for a GPU array, as
+ * QvNDArrayGetData for a CPU array), valid while the handle lives, for handing the memory to another
+ * library without a copy. It holds the result of the work that writes the array once the array is
+ * readable; reading it on another stream before then, or writing it while work reads the array, is the
+ * caller's race. Never blocks. */
+QV_EXPORT int QvNDArrayGetDevicePointer(QvNDArrayHandle a, void **data);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -15,6 +15,8 @@ class CudaMemory : public DeviceMemory {
   void Copy(const Device& device, void* dst, const void* src, size_t bytes) const override;
   void SetZero(const Device& device, void* dst, size_t bytes) const override;
   size_t Capacity(const Device& device) const override;
+  // An event recorded on `stream` now, which the returned function waits for (blocking, not spinning).
+  std::function<void()> AfterStream(const Device& device, void* stream) const override;
 };
 
 }  // namespace qv::cuda

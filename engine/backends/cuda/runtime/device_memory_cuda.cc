@@ -125,6 +125,22 @@ void CudaMemory::SetZero(const Device& device, void* dst, size_t bytes) const {
   CheckCuda(cudaStreamSynchronize(stream.get()), "zero-filling memory on " + device.ToString());
 }
 
+std::function<void()> CudaMemory::AfterStream(const Device& device, void* stream) const {
+  if (stream == nullptr) return {};
+  Require(device);
+  CurrentDevice current(device.id);
+  cudaEvent_t event = nullptr;
+  CheckCuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming | cudaEventBlockingSync),
+            "creating an event on " + device.ToString());
+  const std::shared_ptr<CUevent_st> recorded(event, [](cudaEvent_t e) { cudaEventDestroy(e); });
+  CheckCuda(cudaEventRecord(event, static_cast<cudaStream_t>(stream)),
+            "recording the work queued on the caller's stream on " + device.ToString());
+  return [recorded, device] {
+    CurrentDevice current(device.id);
+    CheckCuda(cudaEventSynchronize(recorded.get()), "waiting for the caller's stream on " + device.ToString());
+  };
+}
+
 size_t CudaMemory::Capacity(const Device& device) const {
   Require(device);
   CurrentDevice current(device.id);
