@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   curl xz-utils patch                               # oneDNN 3.7 from source (scripts/build_onednn.sh)
   nlohmann-json3-dev catch2                         # JSON parsing, unit tests
+  libdlpack-dev                                     # DLPack tensors in the Python binding (header only)
   clang-14 libclang-rt-14-dev                       # sanitizer and fuzzer builds
   ccache                                            # CI rebuilds the same sources in many trees
   "$@"

@@ -391,6 +391,8 @@ QVJ_HANDLE(QvCachedOpHandle)
 %ignore QvNDArrayCreateFromBuffer; /* QvjWrapDirectBuffer below */
 %ignore QvNDArrayGetData;          /* QvjDirectBuffer / QvjReadFloats / QvjWriteFloats below */
 %ignore QvNDArrayOnReady;          /* QvjOnReady below */
+%ignore QvNDArrayCreateFromDevicePointer;  /* device pointers: the JVM has no GPU tensors to hand over */
+%ignore QvNDArrayGetDevicePointer;
 %ignore QvInvokeOptions;           /* built by QvjInvokeAsyncEx below */
 %ignore QvInvokeAsyncEx;           /* QvjInvokeAsyncEx below */
 %rename("$ignore", regextarget=1) "^QvCalibrator";  /* calibration is offered in Python and the CLI */
@@ -400,13 +402,12 @@ QVJ_HANDLE(QvCachedOpHandle)
 /* ---- hand-written calls ---------------------------------------------------------------------------- */
 
 %{
-/* The address, element type and element count of a CPU array; throws (returning a status) otherwise. */
-static int qvj_memory(JNIEnv *env, QvNDArrayHandle a, void **data, int *dtype, size_t *count) {
+/* The element type and element count of an array; throws (returning a status) otherwise. */
+static int qvj_extent(JNIEnv *env, QvNDArrayHandle a, int *dtype, size_t *count) {
   int status;
   uint32_t ndim = 0;
   const int64_t *shape = NULL;
-  if ((status = QvNDArrayGetDType(a, dtype)) != QV_OK || (status = QvNDArrayGetShape(a, &ndim, &shape)) != QV_OK ||
-      (status = QvNDArrayGetData(a, data)) != QV_OK) {
+  if ((status = QvNDArrayGetDType(a, dtype)) != QV_OK || (status = QvNDArrayGetShape(a, &ndim, &shape)) != QV_OK) {
     qvj_throw(env, status, QvGetLastError());
     return status;
   }
@@ -414,6 +415,24 @@ static int qvj_memory(JNIEnv *env, QvNDArrayHandle a, void **data, int *dtype, s
   for (uint32_t i = 0; i < ndim; ++i) n *= (size_t)shape[i];
   *count = n;
   return QV_OK;
+}
+
+/* The address, element type and element count of a CPU array; throws (returning a status) otherwise. */
+static int qvj_memory(JNIEnv *env, QvNDArrayHandle a, void **data, int *dtype, size_t *count) {
+  int status = qvj_extent(env, a, dtype, count);
+  if (status == QV_OK && (status = QvNDArrayGetData(a, data)) != QV_OK) qvj_throw(env, status, QvGetLastError());
+  return status;
+}
+
+/* Whether an array lives in host memory (its memory can be viewed); throws (returning -1) otherwise. */
+static int qvj_on_cpu(JNIEnv *env, QvNDArrayHandle a) {
+  int dev_type = 0, dev_id = 0;
+  const int status = QvNDArrayGetDevice(a, &dev_type, &dev_id);
+  if (status != QV_OK) {
+    qvj_throw(env, status, QvGetLastError());
+    return -1;
+  }
+  return dev_type == QV_CPU;
 }
 
 /* The address and element count of a CPU float32 array; throws (returning a status) otherwise. */
@@ -490,27 +509,75 @@ int QvjWriteFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
   return QV_OK;
 }
 
-/* Copies a readable CPU float32 array into values (of exactly its element count). Call after
- * QvNDArrayWaitToRead or a successful OnReady. */
+/* Copies a readable float32 array into values (of exactly its element count): from its memory on the
+ * CPU, through a host copy (QvNDArraySyncCopyToCPU) on another device. Call after QvNDArrayWaitToRead
+ * or a successful OnReady. */
 int QvjReadFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
   float *data = NULL;
   size_t count = 0;
-  int ready = 0;
+  int ready = 0, dtype = 0;
   int status = QvNDArrayCanRead(a, &ready);
-  if (status == QV_OK) status = ready ? qvj_float_memory(jenv, a, &data, &count) : QV_ERR_BUSY;
   if (status != QV_OK) {
-    if (!(*jenv)->ExceptionCheck(jenv)) qvj_throw(jenv, status, ready ? QvGetLastError() : "the array is not readable yet");
+    qvj_throw(jenv, status, QvGetLastError());
     return status;
+  }
+  if (!ready) {
+    qvj_throw(jenv, QV_ERR_BUSY, "the array is not readable yet");
+    return QV_ERR_BUSY;
+  }
+  const int on_cpu = qvj_on_cpu(jenv, a);
+  if (on_cpu < 0) return QV_ERR_DEVICE;
+  if (on_cpu) {
+    if ((status = qvj_float_memory(jenv, a, &data, &count)) != QV_OK) return status;
+  } else {
+    if ((status = qvj_extent(jenv, a, &dtype, &count)) != QV_OK) return status;
+    if (dtype != QV_FLOAT32) {
+      qvj_throw(jenv, QV_ERR_SHAPE, "the array does not hold float32 elements");
+      return QV_ERR_SHAPE;
+    }
   }
   if (values == NULL || (size_t)(*jenv)->GetArrayLength(jenv, values) != count) {
     qvj_throw(jenv, QV_ERR_SHAPE, "the float[] length differs from the array's element count");
     return QV_ERR_SHAPE;
   }
-  (*jenv)->SetFloatArrayRegion(jenv, values, 0, (jsize)count, data);
-  return QV_OK;
+  if (on_cpu) {
+    (*jenv)->SetFloatArrayRegion(jenv, values, 0, (jsize)count, data);
+    return QV_OK;
+  }
+  float *staged = (float *)malloc(count == 0 ? 1 : count * sizeof(float));
+  if (staged == NULL) {
+    qvj_throw(jenv, QV_ERR_OUT_OF_MEMORY, "no host memory to copy the device array into");
+    return QV_ERR_OUT_OF_MEMORY;
+  }
+  status = QvNDArraySyncCopyToCPU(a, staged, count * sizeof(float));
+  if (status == QV_OK) {
+    (*jenv)->SetFloatArrayRegion(jenv, values, 0, (jsize)count, staged);
+  } else {
+    qvj_throw(jenv, status, QvGetLastError());
+  }
+  free(staged);
+  return status;
 }
 
-/* A direct ByteBuffer over a CPU array's memory (no copy), valid while the handle lives. */
+/* Copies a readable array on any device into a direct ByteBuffer of exactly its size in bytes
+ * (QvNDArraySyncCopyToCPU: after the work that writes it). */
+int QvjCopyToDirectBuffer(JNIEnv *jenv, QvNDArrayHandle a, jobject buffer) {
+  int dtype = 0;
+  size_t count = 0;
+  int status = qvj_extent(jenv, a, &dtype, &count);
+  if (status != QV_OK) return status;
+  void *data = buffer == NULL ? NULL : (*jenv)->GetDirectBufferAddress(jenv, buffer);
+  const size_t bytes = qvj_dtype_size(dtype) * count;
+  if (data == NULL || bytes != (size_t)(*jenv)->GetDirectBufferCapacity(jenv, buffer)) {
+    qvj_throw(jenv, QV_ERR_INVALID_ARGUMENT, "a direct ByteBuffer of the array's size in bytes is required");
+    return QV_ERR_INVALID_ARGUMENT;
+  }
+  if ((status = QvNDArraySyncCopyToCPU(a, data, bytes)) != QV_OK) qvj_throw(jenv, status, QvGetLastError());
+  return status;
+}
+
+/* A direct ByteBuffer over a CPU array's memory (no copy), valid while the handle lives. An array on
+ * another device has no host memory to view: QvjCopyToDirectBuffer copies it instead. */
 jobject QvjDirectBuffer(JNIEnv *jenv, QvNDArrayHandle a) {
   void *data = NULL;
   int dtype = 0;

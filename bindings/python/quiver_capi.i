@@ -7,14 +7,16 @@
  * Qv*Free call (the idiomatic classes in quiver/ do that).
  *
  * Three calls need Python objects and are hand-written below instead of wrapped: array_from_buffer
- * (QvNDArrayCreateFromBuffer over a buffer-protocol object), array_to_numpy (a numpy view of a
- * result, through QvNDArrayGetData) and on_ready (QvNDArrayOnReady with a Python callable). */
+ * (QvNDArrayCreateFromBuffer over a buffer-protocol object), array_to_numpy (a numpy view of a CPU
+ * result through QvNDArrayGetData, a copy of a device result's) and on_ready (QvNDArrayOnReady with a
+ * Python callable). */
 %module(package="quiver") capi
 
 %{
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 #include <stdlib.h>
+#include <dlpack/dlpack.h>
 #include "quiver/c_api.h"
 %}
 
@@ -318,6 +320,8 @@ static int qv_pairs_from(PyObject *mapping, PyObject **items, const char ***keys
 %ignore QvNDArrayCreateFromBuffer; /* array_from_buffer below */
 %ignore QvNDArrayGetData;          /* array_to_numpy below */
 %ignore QvNDArrayOnReady;          /* on_ready below */
+%ignore QvNDArrayCreateFromDevicePointer;  /* array_from_dlpack, array_from_device_pointer below */
+%ignore QvNDArrayGetDevicePointer;         /* array_device_pointer, array_to_dlpack below */
 %ignore QvInvokeOptions;           /* a (deadline_us, priority) tuple, see the typemap above */
 %include "quiver/c_api.h"
 
@@ -382,12 +386,127 @@ static void qv_on_ready_trampoline(QvNDArrayHandle array, int status, void *user
   Py_DECREF(callback);
   PyGILState_Release(gil);
 }
+
+/* A new numpy array holding a copy of an array on any device (QvNDArraySyncCopyToCPU: after the work
+ * that writes it, without the GIL). The handle stays the caller's. */
+static PyObject *qv_copy_to_numpy(QvNDArrayHandle handle) {
+  int dtype = 0, status;
+  uint32_t ndim = 0;
+  const int64_t *shape = NULL;
+  if ((status = QvNDArrayGetDType(handle, &dtype)) != QV_OK || (status = QvNDArrayGetShape(handle, &ndim, &shape)) != QV_OK) {
+    qv_raise(status);
+    return NULL;
+  }
+  const int typenum = qv_numpy_type(dtype);
+  if (typenum < 0 || ndim > 64) {
+    PyErr_Format(PyExc_TypeError, "an array of element type %d and %u dimensions has no numpy equivalent", dtype, ndim);
+    return NULL;
+  }
+  npy_intp dims[64];
+  for (uint32_t i = 0; i < ndim; ++i) dims[i] = (npy_intp)shape[i];
+  PyObject *copy = PyArray_SimpleNew((int)ndim, dims, typenum);
+  if (copy == NULL) return NULL;
+  const size_t nbytes = (size_t)PyArray_NBYTES((PyArrayObject *)copy);
+  void *into = PyArray_DATA((PyArrayObject *)copy);
+  Py_BEGIN_ALLOW_THREADS
+  status = QvNDArraySyncCopyToCPU(handle, into, nbytes);
+  Py_END_ALLOW_THREADS
+  if (status != QV_OK) {
+    Py_DECREF(copy);
+    qv_raise(status);
+    return NULL;
+  }
+  return copy;
+}
+
+/* Drops a Python reference from a runtime thread (a wrapped tensor's owner, once no work reads it). */
+static void qv_release_owner(void *owner) {
+  if (!Py_IsInitialized() || qv_finalizing()) return; /* the interpreter is gone: nothing to release */
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF((PyObject *)owner);
+  PyGILState_Release(gil);
+}
+
+/* Hands an imported DLPack tensor back to its producer (whose deleter may need the GIL: numpy's does). */
+static void qv_release_dlpack(void *managed) {
+  if (!Py_IsInitialized() || qv_finalizing()) return;
+  PyGILState_STATE gil = PyGILState_Ensure();
+  DLManagedTensor *tensor = (DLManagedTensor *)managed;
+  if (tensor->deleter != NULL) tensor->deleter(tensor);
+  PyGILState_Release(gil);
+}
+
+/* The QvDType of a DLPack element type, -1 if Quiver has none. */
+static int qv_dtype_of_dlpack(DLDataType t) {
+  if (t.lanes != 1) return -1;
+  if (t.code == kDLFloat) return t.bits == 32 ? QV_FLOAT32 : t.bits == 64 ? QV_FLOAT64 : t.bits == 16 ? QV_FLOAT16 : -1;
+  if (t.code == kDLInt) return t.bits == 8 ? QV_INT8 : t.bits == 32 ? QV_INT32 : t.bits == 64 ? QV_INT64 : -1;
+  if (t.code == kDLUInt) return t.bits == 8 ? QV_UINT8 : -1;
+  return -1;
+}
+
+static DLDataType qv_dlpack_type(int dtype) {
+  DLDataType t;
+  t.lanes = 1;
+  switch (dtype) {
+    case QV_FLOAT32: t.code = kDLFloat; t.bits = 32; break;
+    case QV_FLOAT64: t.code = kDLFloat; t.bits = 64; break;
+    case QV_FLOAT16: t.code = kDLFloat; t.bits = 16; break;
+    case QV_UINT8: t.code = kDLUInt; t.bits = 8; break;
+    case QV_INT8: t.code = kDLInt; t.bits = 8; break;
+    case QV_INT32: t.code = kDLInt; t.bits = 32; break;
+    default: t.code = kDLInt; t.bits = 64; break; /* QV_INT64 */
+  }
+  return t;
+}
+
+/* Whether `strides` (elements; NULL: row-major) describe a dense row-major layout of `shape`. */
+static int qv_row_major(int ndim, const int64_t *shape, const int64_t *strides) {
+  if (strides == NULL) return 1;
+  int64_t expected = 1;
+  for (int i = ndim - 1; i >= 0; --i) {
+    if (shape[i] != 1 && strides[i] != expected) return 0;
+    expected *= shape[i];
+  }
+  return 1;
+}
+
+/* What an exported array's capsule holds: the DLPack tensor, its shape, and the Python object that
+ * keeps the Quiver array alive until the consumer calls the deleter. */
+typedef struct {
+  DLManagedTensor managed;
+  int64_t shape[64];
+} QvDlpackExport;
+
+static void qv_dlpack_export_deleter(DLManagedTensor *managed) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  Py_XDECREF((PyObject *)managed->manager_ctx);
+  PyGILState_Release(gil);
+  free(managed);
+}
+
+/* An exported capsule that no consumer took is freed with it. */
+static void qv_dlpack_capsule_destructor(PyObject *capsule) {
+  if (!PyCapsule_IsValid(capsule, "dltensor")) return; /* consumed: renamed "used_dltensor" */
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (managed != NULL && managed->deleter != NULL) managed->deleter(managed);
+}
 %}
 
 %exception set_error_classes { $action if (result == NULL) SWIG_fail; }
 %exception array_from_buffer { $action if (result == NULL) SWIG_fail; }
 %exception array_to_numpy { $action if (result == NULL) SWIG_fail; }
 %exception on_ready { $action if (result == NULL) SWIG_fail; }
+%exception array_from_dlpack { $action if (result == NULL) SWIG_fail; }
+%exception array_from_device_pointer { $action if (result == NULL) SWIG_fail; }
+%exception array_to_dlpack { $action if (result == NULL) SWIG_fail; }
+%exception array_device_pointer { $action if (result == NULL) SWIG_fail; }
+%exception array_copy_to_numpy { $action if (result == NULL) SWIG_fail; }
+%nothread array_from_dlpack;
+%nothread array_from_device_pointer;
+%nothread array_to_dlpack;
+%nothread array_device_pointer;
+%nothread array_copy_to_numpy;
 %nothread set_error_classes;
 %nothread array_from_buffer;
 %nothread array_to_numpy;
@@ -436,8 +555,10 @@ PyObject *array_from_buffer(PyObject *obj) {
   return SWIG_NewPointerObj(SWIG_as_voidptr(handle), SWIGTYPE_p_QvNDArray_, 0);
 }
 
-/* A numpy array viewing a readable CPU array's memory, without copying. Takes ownership of the handle:
- * the numpy array frees it when it is garbage-collected. Fails if the array is not readable yet. */
+/* A numpy array holding a readable array's elements. Takes ownership of the handle. A CPU array is
+ * viewed without copying (the numpy array frees the handle when it is garbage-collected); an array on
+ * another device is copied into a new numpy array (QvNDArraySyncCopyToCPU, after the work that wrote
+ * it) and its handle freed at once. Fails if the array is not readable yet. */
 PyObject *array_to_numpy(PyObject *handle_obj) {
   void *p = NULL;
   if (!SWIG_IsOK(SWIG_ConvertPtr(handle_obj, &p, SWIGTYPE_p_QvNDArray_, 0)) || p == NULL) {
@@ -445,13 +566,14 @@ PyObject *array_to_numpy(PyObject *handle_obj) {
     return NULL;
   }
   QvNDArrayHandle handle = (QvNDArrayHandle)p;
-  int ready = 0, dtype = 0, status;
+  int ready = 0, dtype = 0, dev_type = 0, dev_id = 0, status;
   uint32_t ndim = 0;
   const int64_t *shape = NULL;
   void *data = NULL;
   if ((status = QvNDArrayCanRead(handle, &ready)) != QV_OK || (status = QvNDArrayGetDType(handle, &dtype)) != QV_OK ||
       (status = QvNDArrayGetShape(handle, &ndim, &shape)) != QV_OK ||
-      (status = QvNDArrayGetData(handle, &data)) != QV_OK) {
+      (status = QvNDArrayGetDevice(handle, &dev_type, &dev_id)) != QV_OK ||
+      (dev_type == QV_CPU && (status = QvNDArrayGetData(handle, &data)) != QV_OK)) {
     qv_raise(status);
     return NULL;
   }
@@ -466,6 +588,11 @@ PyObject *array_to_numpy(PyObject *handle_obj) {
   }
   npy_intp dims[64];
   for (uint32_t i = 0; i < ndim && i < 64; ++i) dims[i] = (npy_intp)shape[i];
+  if (dev_type != QV_CPU) {
+    PyObject *copy = qv_copy_to_numpy(handle);
+    if (copy != NULL) QvNDArrayFree(handle);
+    return copy;
+  }
   PyObject *array = PyArray_SimpleNewFromData((int)ndim, dims, typenum, data);
   if (array == NULL) return NULL;
   PyObject *owner = PyCapsule_New(handle, "quiver.NDArray", qv_free_capsule);
@@ -475,6 +602,159 @@ PyObject *array_to_numpy(PyObject *handle_obj) {
     return NULL;
   }
   return array;
+}
+
+/* A copy of an array's elements (any device) in a new numpy array; the handle stays the caller's. */
+PyObject *array_copy_to_numpy(PyObject *handle_obj) {
+  void *p = NULL;
+  if (!SWIG_IsOK(SWIG_ConvertPtr(handle_obj, &p, SWIGTYPE_p_QvNDArray_, 0)) || p == NULL) {
+    PyErr_SetString(PyExc_TypeError, "expected an array handle");
+    return NULL;
+  }
+  return qv_copy_to_numpy((QvNDArrayHandle)p);
+}
+
+/* The address of an array's memory on its device, as an int (QvNDArrayGetDevicePointer). */
+PyObject *array_device_pointer(PyObject *handle_obj) {
+  void *p = NULL, *data = NULL;
+  if (!SWIG_IsOK(SWIG_ConvertPtr(handle_obj, &p, SWIGTYPE_p_QvNDArray_, 0)) || p == NULL) {
+    PyErr_SetString(PyExc_TypeError, "expected an array handle");
+    return NULL;
+  }
+  const int status = QvNDArrayGetDevicePointer((QvNDArrayHandle)p, &data);
+  if (status != QV_OK) {
+    qv_raise(status);
+    return NULL;
+  }
+  return PyLong_FromVoidPtr(data);
+}
+
+/* A Quiver array over device memory described by the CUDA array interface's fields, without copying:
+ * `pointer` (an int), `shape`, a QvDType code, the device, and the producer's stream (0: none). `owner`
+ * (the exporting object) is kept alive until no work uses the memory. */
+PyObject *array_from_device_pointer(PyObject *pointer, PyObject *shape_obj, int dtype, int dev_type, int dev_id,
+                                    PyObject *stream_obj, PyObject *owner) {
+  void *data = PyLong_AsVoidPtr(pointer);
+  void *stream = PyLong_AsVoidPtr(stream_obj);
+  if (PyErr_Occurred()) return NULL;
+  PyObject *dims = PySequence_Fast(shape_obj, "the shape must be a sequence of ints");
+  if (dims == NULL) return NULL;
+  const Py_ssize_t ndim = PySequence_Fast_GET_SIZE(dims);
+  int64_t shape[64];
+  if (ndim > 64) {
+    Py_DECREF(dims);
+    PyErr_Format(PyExc_ValueError, "%zd dimensions exceed what Quiver takes", ndim);
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < ndim; ++i) shape[i] = (int64_t)PyLong_AsLongLong(PySequence_Fast_GET_ITEM(dims, i));
+  Py_DECREF(dims);
+  if (PyErr_Occurred()) return NULL;
+  QvNDArrayHandle handle = NULL;
+  Py_INCREF(owner);
+  const int status = QvNDArrayCreateFromDevicePointer(data, shape, (uint32_t)ndim, dtype, dev_type, dev_id, stream,
+                                                      qv_release_owner, owner, &handle);
+  if (status != QV_OK) {
+    Py_DECREF(owner);
+    qv_raise(status);
+    return NULL;
+  }
+  return SWIG_NewPointerObj(SWIG_as_voidptr(handle), SWIGTYPE_p_QvNDArray_, 0);
+}
+
+/* A Quiver array over a DLPack capsule's tensor, without copying. `stream` is the producer's stream
+ * the tensor was made ready on (0: none). Consumes the capsule (renamed "used_dltensor"); the tensor
+ * goes back to its producer (its deleter) once no work uses it. */
+PyObject *array_from_dlpack(PyObject *capsule, PyObject *stream_obj) {
+  void *stream = PyLong_AsVoidPtr(stream_obj);
+  if (PyErr_Occurred()) return NULL;
+  DLManagedTensor *managed = (DLManagedTensor *)PyCapsule_GetPointer(capsule, "dltensor");
+  if (managed == NULL) return NULL; /* not a DLPack capsule, or one consumed already */
+  const DLTensor *t = &managed->dl_tensor;
+  const int dtype = qv_dtype_of_dlpack(t->dtype);
+  int dev_type;
+  switch ((int)t->device.device_type) {
+    case kDLCPU: case kDLCUDAHost: dev_type = QV_CPU; break;
+    case kDLCUDA: dev_type = QV_GPU; break;
+    default:
+      PyErr_Format(PyExc_ValueError, "DLPack device type %d is neither the CPU nor a CUDA GPU",
+                   (int)t->device.device_type);
+      return NULL;
+  }
+  if (dtype < 0) {
+    PyErr_Format(PyExc_TypeError, "DLPack element type (code %d, %d bits, %d lanes) has no Quiver equivalent "
+                 "(float32, float64, float16, uint8, int8, int32, int64)", t->dtype.code, t->dtype.bits, t->dtype.lanes);
+    return NULL;
+  }
+  if (t->ndim < 0 || t->ndim > 64) {
+    PyErr_Format(PyExc_ValueError, "%d dimensions exceed what Quiver takes", t->ndim);
+    return NULL;
+  }
+  if (!qv_row_major(t->ndim, t->shape, t->strides)) {
+    PyErr_SetString(PyExc_ValueError, "the DLPack tensor is not dense and row-major: make it contiguous first "
+                    "(torch: .contiguous(); cupy: cupy.ascontiguousarray)");
+    return NULL;
+  }
+  void *data = (char *)t->data + t->byte_offset;
+  QvNDArrayHandle handle = NULL;
+  const int status = QvNDArrayCreateFromDevicePointer(data, t->shape, (uint32_t)t->ndim, dtype, dev_type,
+                                                      dev_type == QV_CPU ? 0 : t->device.device_id,
+                                                      dev_type == QV_CPU ? NULL : stream, qv_release_dlpack,
+                                                      managed, &handle);
+  if (status != QV_OK) {
+    qv_raise(status);
+    return NULL;
+  }
+  if (PyCapsule_SetName(capsule, "used_dltensor") != 0) {
+    QvNDArrayFree(handle); /* gives the tensor back through its deleter */
+    return NULL;
+  }
+  return SWIG_NewPointerObj(SWIG_as_voidptr(handle), SWIGTYPE_p_QvNDArray_, 0);
+}
+
+/* A DLPack capsule ("dltensor") over a readable array's memory, without copying; `owner`, the Python
+ * object that owns the handle, stays alive until the consumer is done with the tensor. */
+PyObject *array_to_dlpack(PyObject *handle_obj, PyObject *owner) {
+  void *p = NULL, *data = NULL;
+  if (!SWIG_IsOK(SWIG_ConvertPtr(handle_obj, &p, SWIGTYPE_p_QvNDArray_, 0)) || p == NULL) {
+    PyErr_SetString(PyExc_TypeError, "expected an array handle");
+    return NULL;
+  }
+  QvNDArrayHandle handle = (QvNDArrayHandle)p;
+  int dtype = 0, dev_type = 0, dev_id = 0, status;
+  uint32_t ndim = 0;
+  const int64_t *shape = NULL;
+  Py_BEGIN_ALLOW_THREADS
+  status = QvNDArrayWaitToRead(handle); /* so that any stream of the consumer's may read it at once */
+  Py_END_ALLOW_THREADS
+  if (status != QV_OK || (status = QvNDArrayGetDType(handle, &dtype)) != QV_OK ||
+      (status = QvNDArrayGetShape(handle, &ndim, &shape)) != QV_OK ||
+      (status = QvNDArrayGetDevice(handle, &dev_type, &dev_id)) != QV_OK ||
+      (status = QvNDArrayGetDevicePointer(handle, &data)) != QV_OK) {
+    qv_raise(status);
+    return NULL;
+  }
+  if (ndim > 64) {
+    PyErr_Format(PyExc_ValueError, "%u dimensions exceed what DLPack export takes here", ndim);
+    return NULL;
+  }
+  QvDlpackExport *exported = (QvDlpackExport *)calloc(1, sizeof(QvDlpackExport));
+  if (exported == NULL) return PyErr_NoMemory();
+  for (uint32_t i = 0; i < ndim; ++i) exported->shape[i] = shape[i];
+  DLTensor *t = &exported->managed.dl_tensor;
+  t->data = data;
+  t->device.device_type = dev_type == QV_CPU ? kDLCPU : kDLCUDA;
+  t->device.device_id = dev_type == QV_CPU ? 0 : dev_id;
+  t->ndim = (int)ndim;
+  t->dtype = qv_dlpack_type(dtype);
+  t->shape = exported->shape;
+  t->strides = NULL;
+  t->byte_offset = 0;
+  Py_INCREF(owner);
+  exported->managed.manager_ctx = owner;
+  exported->managed.deleter = qv_dlpack_export_deleter;
+  PyObject *capsule = PyCapsule_New(&exported->managed, "dltensor", qv_dlpack_capsule_destructor);
+  if (capsule == NULL) qv_dlpack_export_deleter(&exported->managed);
+  return capsule;
 }
 
 /* Calls callback(status, message) once when the array becomes readable: at once on this thread if it

@@ -16,6 +16,7 @@ from typing import List as _List, NamedTuple as _NamedTuple, Tuple as _Tuple
 from . import capi
 from .calibration import calibrate
 from .data_desc import DataDesc
+from .device_array import DeviceArray
 from .errors import (BusyError, CancelledError, ClosedError, DeadlineExceededError, DeviceError, InternalError,
                      InvalidArgumentError, NotFoundError, OutOfMemoryError, ParseError, QuiverError, ShapeError,
                      UnsupportedError)
@@ -29,7 +30,8 @@ from .segmenter import Segmentation, Segmenter
 from . import profiler
 
 __all__ = [
-    "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceError",
+    "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceArray",
+    "DeviceError",
     "Future", "ImageClassifier",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "Segmentation", "Segmenter", "ShapeError",

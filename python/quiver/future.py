@@ -15,13 +15,16 @@ class Future:
     """The result of :meth:`Predictor.predict_async`.
 
     Completion comes from the runtime (``QvNDArrayOnReady``), not from a polling thread. ``done()``
-    never blocks. Results are numpy arrays viewing the runtime's output memory (no copy).
+    never blocks. Results are numpy arrays viewing a CPU model's output memory (no copy; a GPU model's
+    are copied to the host), or :class:`DeviceArray` objects for ``out="device"``.
     """
 
-    def __init__(self, outputs: List[Any], keepalive: Any, unpack: Callable[[List[Any]], Any]) -> None:
+    def __init__(self, outputs: List[Any], keepalive: Any, unpack: Callable[[List[Any]], Any],
+                 convert: Optional[Callable[[List[Any]], List[Any]]] = None) -> None:
         self._outputs = outputs          # native output handles, ours until collected
         self._keepalive = keepalive      # input memory the computation reads, dropped when it ends
         self._unpack = unpack
+        self._convert = convert or to_numpy  # readable handles -> what result() returns
         self._lock = threading.Lock()
         self._finished = threading.Event()
         self._pending = len(outputs)
@@ -165,7 +168,7 @@ class Future:
                 capi.QvNDArrayFree(handle)
             return
         try:
-            self._result = self._unpack(to_numpy(outputs))
+            self._result = self._unpack(self._convert(outputs))
         except QuiverError as error:
             self._failure = error
 

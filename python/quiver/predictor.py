@@ -12,6 +12,7 @@ from . import _files, capi
 from ._handle import NativeHandle
 from .data_desc import DataDesc
 from .errors import InvalidArgumentError, NotFoundError
+from .device_array import device_id, host_view, input_handle, is_device_tensor, to_device_arrays
 from .future import Future, to_numpy
 
 ArrayLike = Any
@@ -167,6 +168,7 @@ class Predictor:
             for handle in handles:
                 capi.QvNDArrayFree(handle)
         self._op = NativeHandle(op, capi.QvFreeCachedOp, "this Predictor")
+        self._device_id = device_id(device)
         self._input_names: List[str] = capi.QvCachedOpListInputs(op)
         self._output_names: List[str] = capi.QvCachedOpListOutputs(op)
         self._precision: str = capi.QvCachedOpGetPrecision(op)
@@ -230,30 +232,36 @@ class Predictor:
 
     # -- predictions -------------------------------------------------------------------------------
 
-    def predict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Any:
+    def predict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0,
+                out: str = "host") -> Any:
         """Runs the model and waits for the result.
 
         Args:
             inputs: one array (single-input models), a ``{name: array}`` mapping (other keys are
-                ignored), or a list in ``input_names`` order. Any batch size.
+                ignored), or a list in ``input_names`` order. Any batch size. numpy arrays, anything
+                numpy takes, and GPU tensors (``__dlpack__``, ``__cuda_array_interface__``: PyTorch,
+                CuPy, JAX), which are read in place, after the work their stream has queued.
             timeout: seconds the prediction may take; past them the runtime drops it (queued or
                 between two operators) and DeadlineExceededError (a TimeoutError) is raised.
             priority: higher goes first among predictions queued on this Predictor (scheduling
                 flags); without a request queue it has no effect.
+            out: ``"host"``: numpy arrays (a GPU model's copied to the host); ``"device"``:
+                :class:`DeviceArray` objects left in the model's device memory, for DLPack consumers.
         Returns:
-            a numpy array for a single-output model, else a list of arrays in ``output_names`` order.
+            an array for a single-output model, else a list of arrays in ``output_names`` order.
         Raises:
             ShapeError for inputs that do not fit the model; ClosedError after close().
         """
-        return self._unpack(self._predict_all(inputs, timeout, priority))
+        return self._unpack(self._predict_all(inputs, timeout, priority, out))
 
     def predict_named(self, inputs: Inputs, *, timeout: Optional[float] = None,
-                      priority: int = 0) -> Dict[str, np.ndarray]:
+                      priority: int = 0, out: str = "host") -> Dict[str, Any]:
         """As predict(), but returns every output by name (``output_names`` order), whatever their
         number: ``p.predict_named({"tokens": ids, "valid_length": lengths})["scores"]``."""
-        return dict(zip(self._output_names, self._predict_all(inputs, timeout, priority)))
+        return dict(zip(self._output_names, self._predict_all(inputs, timeout, priority, out)))
 
-    def _predict_all(self, inputs: Inputs, timeout: Optional[float], priority: int) -> List[np.ndarray]:
+    def _predict_all(self, inputs: Inputs, timeout: Optional[float], priority: int, out: str) -> List[Any]:
+        convert = _converter(out)
         arrays = self._arrays(inputs)
         outputs = self._submit(arrays, timeout, priority)
         try:
@@ -263,16 +271,18 @@ class Predictor:
             for handle in outputs:
                 capi.QvNDArrayFree(handle)
             raise
-        return to_numpy(outputs)
+        return convert(outputs)
 
-    def predict_async(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Future:
+    def predict_async(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0,
+                      out: str = "host") -> Future:
         """Submits a prediction and returns at once with a Future (see predict for the arguments:
         `timeout` is the runtime's deadline, counted from now). ``Future.cancel()`` drops it.
 
         Raises BusyError when ``max_inflight`` predictions are in flight (or ``max_queue`` queued).
         """
+        convert = _converter(out)
         arrays = self._arrays(inputs)
-        return Future(self._submit(arrays, timeout, priority), arrays, self._unpack)
+        return Future(self._submit(arrays, timeout, priority), arrays, self._unpack, convert)
 
     async def apredict(self, inputs: Inputs, *, timeout: Optional[float] = None, priority: int = 0) -> Any:
         """``await predictor.apredict(x)``: predict_async for asyncio; the event loop never blocks.
@@ -321,10 +331,10 @@ class Predictor:
 
     # -- internals ---------------------------------------------------------------------------------
 
-    def _arrays(self, inputs: Inputs) -> List[np.ndarray]:
+    def _arrays(self, inputs: Inputs) -> List[Any]:
         return input_arrays(inputs, self._input_names, self._dtypes)
 
-    def _submit(self, arrays: List[np.ndarray], timeout: Optional[float], priority: int) -> List[Any]:
+    def _submit(self, arrays: List[Any], timeout: Optional[float], priority: int) -> List[Any]:
         options = None
         if timeout is not None or priority:
             if timeout is not None and not timeout > 0:
@@ -333,7 +343,10 @@ class Predictor:
         handles = []
         try:
             for array in arrays:
-                handles.append(capi.array_from_buffer(array))
+                if isinstance(array, np.ndarray):
+                    handles.append(capi.array_from_buffer(array))
+                else:
+                    handles.append(input_handle(array, self._device_id))
             op = self._op.acquire()
             try:
                 if options is None:
@@ -350,10 +363,11 @@ class Predictor:
         return outputs[0] if len(outputs) == 1 else outputs
 
 
-def input_arrays(inputs: Inputs, names: Sequence[str], dtypes: Sequence[Any]) -> List[np.ndarray]:
+def input_arrays(inputs: Inputs, names: Sequence[str], dtypes: Sequence[Any]) -> List[Any]:
     """The arrays for a model's inputs `names`, in order, as C-contiguous arrays of `dtypes`: from one
     array (a one-input model), a list, or a {name: array} mapping. A mapping's inputs are picked by name
-    and its other keys ignored (a batch of a data set with more columns than the model takes)."""
+    and its other keys ignored (a batch of a data set with more columns than the model takes). GPU
+    tensors pass through as they are: their element type must be the input's."""
     if isinstance(inputs, Mapping):
         missing = [n for n in names if n not in inputs]
         if missing:
@@ -370,7 +384,16 @@ def input_arrays(inputs: Inputs, names: Sequence[str], dtypes: Sequence[Any]) ->
     else:
         raise InvalidArgumentError.from_message(
             f"the model takes {len(names)} inputs {names}: pass a list or a {{name: array}} mapping")
-    return [np.ascontiguousarray(v, dtype=t) for v, t in zip(values, dtypes)]
+    return [v if is_device_tensor(v) else np.ascontiguousarray(host_view(v), dtype=t) for v, t in zip(values, dtypes)]
+
+
+def _converter(out: str) -> Callable[[List[Any]], List[Any]]:
+    """What readable output handles become: numpy arrays (`out` "host") or DeviceArrays ("device")."""
+    if out == "host":
+        return to_numpy
+    if out == "device":
+        return to_device_arrays
+    raise InvalidArgumentError.from_message(f'out must be "host" or "device", not {out!r}')
 
 
 def named_params(handles: List[Any], names: List[str]) -> Dict[str, Any]:

@@ -4,13 +4,14 @@ the same bits as the Python API."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, NamedTuple
+from typing import Dict, Iterator, List, NamedTuple, Optional
 
 import numpy as np
 import pytest
@@ -73,14 +74,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(arguments: List[str], log: Path) -> Server:
-    """`quiver serve ARGUMENTS` on two free ports, once it answers ready."""
+def start_server(arguments: List[str], log: Path, env: Optional[Dict[str, str]] = None) -> Server:
+    """`quiver serve ARGUMENTS` on two free ports, once it answers ready; `env` is added to the environment."""
     import tritonclient.http as http_client
 
     http_port, grpc_port = free_port(), free_port()
     with open(log, "wb") as out:
         process = subprocess.Popen([sys.executable, "-m", "quiver", "serve", *arguments, "--port", str(http_port),
-                                    "--grpc-port", str(grpc_port)], stdout=out, stderr=subprocess.STDOUT)
+                                    "--grpc-port", str(grpc_port)], stdout=out, stderr=subprocess.STDOUT,
+                                   env={**os.environ, **(env or {})})
     server = Server(process, f"127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}", log)
     client = http_client.InferenceServerClient(server.http)
     deadline = time.monotonic() + 120

@@ -265,3 +265,21 @@ def test_a_port_in_use_is_refused_in_one_line(server, models):
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         f"quiver serve: error: port {busy} cannot be served: Address already in use"], done.stderr
+
+
+def test_a_gpu_model_answers_over_every_transport(models, tmp_path):
+    """`--device gpu(0)` on the emulated GPU (QUIVER_EMULATED_GPU=1: host memory behind a device of its
+    own, engine/backends/emulated_gpu): the outputs, which only a copy can read, equal the CPU's."""
+    data = rows(3)
+    with quiver.Predictor(models["two_out"]) as predictor:
+        expected = predictor.predict_named(data)
+    running = start_server([models["two_out"], "--device", "gpu(0)", "--shape", "data:1,2,3"],
+                           tmp_path / "server.log", env={"QUIVER_EMULATED_GPU": "1"})
+    try:
+        http = http_client.InferenceServerClient(running.http).infer("two_out", [http_input("data", data, "FP32")])
+        grpc = grpc_client.InferenceServerClient(running.grpc).infer("two_out", [grpc_input("data", data, "FP32")])
+        for result in (http, grpc):
+            for name, want in expected.items():
+                np.testing.assert_array_equal(result.as_numpy(name), want)
+    finally:
+        assert stop_server(running) == 0, running.log.read_text()[-4000:]

@@ -9,12 +9,13 @@ import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * A dense, row-major tensor in native (CPU) memory: the input and output type of
+ * A dense, row-major tensor in native memory: the input and output type of
  * {@link Predictor#predict(NDArray...)}, for data that should not be copied, and of inputs that are not
  * float32 ({@link #of(int[], long...)} for token ids).
  *
  * <p>{@link #wrap} makes an array over a direct {@link ByteBuffer} without copying it; outputs of a
- * prediction hand their native memory out through {@link #buffer()} without copying either. An array is
+ * prediction hand their native memory out through {@link #buffer()} without copying either (a GPU
+ * model's outputs live in GPU memory: {@link #buffer()} copies them to the host once). An array is
  * safe to read from several threads. Close it to free its native memory (a {@code Cleaner} frees
  * forgotten ones and logs them); memory viewed through {@link #buffer()} stays until the view is gone too.
  */
@@ -148,7 +149,9 @@ public final class NDArray implements AutoCloseable {
   /**
    * The array's native memory as a direct buffer in native byte order, without copying (waits until it
    * is readable first). The memory stays valid while the buffer (or any view of it) is reachable, even
-   * after {@link #close()}: it is freed once both have happened.
+   * after {@link #close()}: it is freed once both have happened. An array on a GPU (a model created with
+   * {@code device=gpu(N)}) has no host memory to view: its elements are copied into a new direct buffer
+   * once, which later calls view again.
    */
   public ByteBuffer buffer() {
     synchronized (this) {
@@ -156,8 +159,13 @@ public final class NDArray implements AutoCloseable {
         final long h = handle.acquire();
         try {
           QuiverCapi.QvNDArrayWaitToRead(h);
-          view = QuiverCapi.QvjDirectBuffer(h);
-          handle.holdWhileReachable(view);
+          if (isOnCpu(h)) {
+            view = QuiverCapi.QvjDirectBuffer(h);
+            handle.holdWhileReachable(view);
+          } else {
+            view = ByteBuffer.allocateDirect(Math.toIntExact(shape.size() * dtype.byteSize()));
+            QuiverCapi.QvjCopyToDirectBuffer(h, view);
+          }
         } finally {
           handle.release();
         }
@@ -189,6 +197,13 @@ public final class NDArray implements AutoCloseable {
   @Override
   public String toString() {
     return "NDArray" + shape + " " + dtype + (handle.isClosed() ? " (closed)" : "");
+  }
+
+  private static boolean isOnCpu(long h) {
+    final int[] type = new int[1];
+    final int[] id = new int[1];
+    QuiverCapi.QvNDArrayGetDevice(h, type, id);
+    return type[0] == QuiverCapi.QV_CPU;
   }
 
   long acquire() {
