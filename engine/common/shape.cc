@@ -27,6 +27,18 @@ int64_t ElementCount(const Shape& s) {
   return n;
 }
 
+int64_t CheckedMul(int64_t a, int64_t b, const std::string& what) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) throw Error(Status::kShape, what + " overflows int64");
+  return product;
+}
+
+int64_t CheckedAdd(int64_t a, int64_t b, const std::string& what) {
+  int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) throw Error(Status::kShape, what + " overflows int64");
+  return sum;
+}
+
 int64_t ByteCount(const Shape& s, size_t elem_size) {
   int64_t n = ElementCount(s);
   const int64_t es = static_cast<int64_t>(elem_size);

@@ -17,4 +17,9 @@ std::string ShapeToString(const Shape& s);
 int64_t ElementCount(const Shape& s);
 int64_t ByteCount(const Shape& s, size_t elem_size);
 
+// a * b and a + b, for shape arithmetic on a file's attributes. Throws Error(Status::kShape) saying
+// `what` overflows int64, where the exact result does not fit.
+int64_t CheckedMul(int64_t a, int64_t b, const std::string& what);
+int64_t CheckedAdd(int64_t a, int64_t b, const std::string& what);
+
 }  // namespace qv

@@ -254,6 +254,8 @@ class Expander {
     const bool has_bias = node.inputs.size() == 9;
     if (node.inputs.size() != (has_bias ? 9u : 6u))
       Unsupported(node, "a quantized inner product has 6 or 9 inputs, this one " + std::to_string(node.inputs.size()));
+    if (k == 2 && !has_bias)
+      Unsupported(node, "its subgraph reads a bias, but the node has 6 inputs: no bias and no bias range");
     const int min_input = (has_bias ? 3 : 2) + 2 * k;
     Node& var = out_.nodes[outer.node];
     if (!var.is_variable()) Unsupported(node, "its int8 weight " + QuoteName(var.name) + " is not a parameter");
@@ -263,6 +265,8 @@ class Expander {
   }
 
   std::string RangeVariable(const Node& node, int input) const {
+    if (input < 0 || static_cast<size_t>(input) >= node.inputs.size())
+      Unsupported(node, "it has no input " + std::to_string(input) + " (a weight range)");
     const Node& var = in_.nodes[node.inputs[input].node];
     if (!var.is_variable()) Unsupported(node, "input " + std::to_string(input) + " (a weight range) is not a parameter");
     return var.name;

@@ -146,9 +146,13 @@ void ParseInputs(const json& node, size_t index, size_t node_count, const std::s
   }
 }
 
-Graph ParseGraph(const json& root);
+// How deep subgraphs may nest: MXNet's fused operators (_sg_*) hold one level, never more. The limit
+// also keeps a hostile file from recursing this parser off its stack.
+constexpr int kMaxSubgraphDepth = 1;
 
-Node ParseNode(const json& value, size_t index, size_t node_count) {
+Graph ParseGraph(const json& root, int depth);
+
+Node ParseNode(const json& value, size_t index, size_t node_count, int depth) {
   if (!value.is_object()) Fail(NodeLabel(index, nullptr) + " must be an object, got " + std::string(value.type_name()));
   Node node;
   // MXNet's other spellings of an operator become its one canonical name here, once.
@@ -170,9 +174,12 @@ Node ParseNode(const json& value, size_t index, size_t node_count) {
       throw Error(Status::kUnsupported, label + " (op " + QuoteName(node.op) +
                                           ") has subgraphs; control-flow operators are not supported");
     if (!sub->is_array()) Fail(label + " field \"subgraphs\" must be an array, got " + std::string(sub->type_name()));
+    if (depth >= kMaxSubgraphDepth)
+      Fail(label + " has subgraphs inside a subgraph: MXNet's fused operators nest " +
+           std::to_string(kMaxSubgraphDepth) + " level deep at most");
     for (size_t i = 0; i < sub->size(); ++i) {
       try {
-        node.subgraphs.push_back(ParseGraph((*sub)[i]));
+        node.subgraphs.push_back(ParseGraph((*sub)[i], depth + 1));
       } catch (const Error& e) {
         throw Error(e.status(), label + " subgraph " + std::to_string(i) + ": " + e.what());
       }
@@ -205,7 +212,7 @@ void CheckArgNodes(const json& root, const Graph& graph) {
   }
 }
 
-Graph ParseGraph(const json& root) {
+Graph ParseGraph(const json& root, int depth) {
   if (!root.is_object()) Fail("top level must be an object, got " + std::string(root.type_name()));
   const json& nodes = RequireArrayField(root, "nodes");
   const json& heads = RequireArrayField(root, "heads");
@@ -213,7 +220,7 @@ Graph ParseGraph(const json& root) {
   if (heads.empty()) Fail("the graph has no outputs: \"heads\" has no entries");
   Graph graph;
   graph.nodes.reserve(nodes.size());
-  for (size_t i = 0; i < nodes.size(); ++i) graph.nodes.push_back(ParseNode(nodes[i], i, nodes.size()));
+  for (size_t i = 0; i < nodes.size(); ++i) graph.nodes.push_back(ParseNode(nodes[i], i, nodes.size(), depth));
   for (size_t i = 0; i < heads.size(); ++i)
     graph.outputs.push_back(ParseEntry(heads[i], "heads[" + std::to_string(i) + "]", nodes.size(), nodes.size()));
   CheckArgNodes(root, graph);
@@ -224,7 +231,7 @@ Graph ParseGraph(const json& root) {
 
 Graph ParseSymbolJson(const std::string& text) {
   try {
-    Graph graph = ParseGraph(ParseText(text));
+    Graph graph = ParseGraph(ParseText(text), 0);
     ExpandMxnetSubgraphs(graph);
     return graph;
   } catch (const Error& e) {

@@ -88,8 +88,9 @@ class ConvolutionOp : public OpDef {
     if (!p.no_bias) ExpectParamShape(attrs, "bias", in[2].shape, {p.num_filter});
     Shape out = {x[0], p.num_filter};
     for (size_t i = 0; i < n; ++i) {
-      const int64_t span = p.dilate[i] * (p.kernel[i] - 1) + 1;
-      const int64_t padded = x[2 + i] + 2 * p.pad[i];
+      const std::string axis = attrs.Where() + "axis " + std::to_string(i) + ": ";
+      const int64_t span = CheckedAdd(CheckedMul(p.dilate[i], p.kernel[i] - 1, axis + "dilate x kernel"), 1, axis + "the kernel's span");
+      const int64_t padded = CheckedAdd(x[2 + i], CheckedMul(2, p.pad[i], axis + "pad"), axis + "the padded input");
       Check(padded >= span, Status::kShape,
             attrs.Where() + "kernel larger than padded input " + ShapeToString(x));
       out.push_back((padded - span) / p.stride[i] + 1);

@@ -64,7 +64,11 @@ DeconvolutionParams::Geometry DeconvolutionParams::Resolve(const Attrs& attrs, c
   bool targeted = false;
   for (int64_t t : target_shape) targeted = targeted || t != 0;
   for (size_t i = 0; i < nd; ++i) {
-    const int64_t full = stride[i] * (data[2 + i] - 1) + dilate[i] * (kernel[i] - 1) + 1;
+    const std::string axis = attrs.Where() + "axis " + std::to_string(i) + ": ";
+    const int64_t full = CheckedAdd(
+        CheckedAdd(CheckedMul(stride[i], data[2 + i] - 1, axis + "stride x input"),
+                   CheckedMul(dilate[i], kernel[i] - 1, axis + "dilate x kernel"), axis + "the output"),
+        1, axis + "the output");
     if (targeted) {
       Check(full >= target_shape[i], Status::kShape,
             attrs.Where() + "target_shape " + ShapeToString(target_shape) + " is larger than the " +
@@ -79,7 +83,7 @@ DeconvolutionParams::Geometry DeconvolutionParams::Resolve(const Attrs& attrs, c
     Check(g.adj[i] < stride[i], Status::kShape,
           attrs.Where() + "adj " + std::to_string(g.adj[i]) + " (axis " + std::to_string(i) +
               (targeted ? ", from target_shape" : "") + ") must be smaller than stride " + std::to_string(stride[i]));
-    g.output[2 + i] = full - 2 * g.pad[i] + g.adj[i];
+    g.output[2 + i] = CheckedAdd(full - CheckedMul(2, g.pad[i], axis + "pad"), g.adj[i], axis + "the output");
     Check(g.output[2 + i] > 0, Status::kShape,
           attrs.Where() + "pad " + ShapeToString(pad) + " crops the whole output of input " + ShapeToString(data) +
               (targeted ? " (target_shape " + ShapeToString(target_shape) + ")" : ""));

@@ -52,9 +52,11 @@ Shape PoolingParams::Resolve(const Attrs& attrs, const Shape& x) {
             std::to_string(kernel.size() + 2) + " dimensions, got " + ShapeToString(x));
   Shape out = {x[0], x[1]};
   for (size_t i = 0; i < kernel.size(); ++i) {
-    const int64_t room = x[2 + i] + 2 * pad[i] - kernel[i];
+    const std::string axis = attrs.Where() + "axis " + std::to_string(i) + ": ";
+    const int64_t room = CheckedAdd(x[2 + i], CheckedMul(2, pad[i], axis + "pad"), axis + "the padded input") - kernel[i];
     Check(room >= 0, Status::kShape, attrs.Where() + "kernel larger than padded input " + ShapeToString(x));
-    out.push_back((full_convention ? (room + stride[i] - 1) / stride[i] : room / stride[i]) + 1);
+    out.push_back((full_convention ? CheckedAdd(room, stride[i] - 1, axis + "the padded input") / stride[i]
+                                   : room / stride[i]) + 1);
   }
   return out;
 }

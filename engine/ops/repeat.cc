@@ -8,14 +8,15 @@ Shape RepeatOutput(const Attrs& attrs, const Shape& input) {
   // MXNet makes an empty (0,) tensor of repeats=0; Quiver has no empty tensors.
   Check(repeats >= 1, Status::kShape,
         attrs.Where() + "repeats is " + std::to_string(repeats) + ", it must be at least 1");
-  if (attrs.GetString("axis", "None") == "None") return {ElementCount(input) * repeats};
+  const std::string what = attrs.Where() + "the output (repeats " + std::to_string(repeats) + ")";
+  if (attrs.GetString("axis", "None") == "None") return {CheckedMul(ElementCount(input), repeats, what)};
   const int64_t ndim = static_cast<int64_t>(input.size());
   int64_t axis = attrs.GetInt("axis", 0);
   Check(axis >= -ndim && axis < ndim, Status::kShape,
         attrs.Where() + "axis " + std::to_string(axis) + " is out of range for data " + ShapeToString(input));
   if (axis < 0) axis += ndim;
   Shape out = input;
-  out[axis] *= repeats;
+  out[axis] = CheckedMul(out[axis], repeats, what);
   return out;
 }
 

@@ -17,7 +17,8 @@ Shape TileOutput(const Attrs& attrs, const Shape& input) {
     const size_t d = ndim - 1 - i;
     const int64_t x = i < input.size() ? input[input.size() - 1 - i] : 1;
     const int64_t r = i < reps.size() ? reps[reps.size() - 1 - i] : 1;
-    out[d] = x * r;
+    out[d] = CheckedMul(x, r, attrs.Where() + "output dimension " + std::to_string(d) + " (" + std::to_string(x) +
+                                  " x reps " + std::to_string(r) + ")");
   }
   return out;
 }

@@ -250,3 +250,37 @@ TEST_CASE("Quantized operators Quiver cannot rewrite are refused naming them", "
   CHECK_THROWS_WITH(ParseSymbolJson(QuantizedModel(reads_range, "[13, 0, 0]")),
                     Contains("'bad'") && Contains("quantization range"));
 }
+
+TEST_CASE("A quantized inner product without a bias cannot have its subgraph read one", "[graph][int8]") {
+  // Six inputs, the third a variable: the subgraph's third variable (a bias) maps onto it, and a bias's
+  // range would be input 6 or 7, past the node's inputs.
+  const std::string json = R"json({
+    "nodes": [
+      {"op": "null", "name": "data", "inputs": []},
+      {"op": "_contrib_quantize_v2", "name": "data_quantize",
+       "attrs": {"max_calib_range": "1.0", "min_calib_range": "0.0", "out_type": "uint8"}, "inputs": [[0, 0, 0]]},
+      {"op": "null", "name": "w", "inputs": []},
+      {"op": "null", "name": "w_min", "inputs": []},
+      {"op": "null", "name": "w_max", "inputs": []},
+      {"op": "_sg_mkldnn_fully_connected", "name": "qfc", "attrs": {"quantized": "true"},
+       "inputs": [[1, 0, 0], [2, 0, 0], [3, 0, 0], [1, 1, 0], [3, 0, 0], [4, 0, 0]],
+       "subgraphs": [{
+         "nodes": [
+           {"op": "null", "name": "sg_data", "inputs": []},
+           {"op": "null", "name": "w", "inputs": []},
+           {"op": "null", "name": "b", "inputs": []},
+           {"op": "FullyConnected", "name": "fc", "attrs": {"num_hidden": "2"}, "inputs": [[0, 0, 0], [1, 0, 0], [2, 0, 0]]}
+         ],
+         "heads": [[3, 0, 0]]
+       }]}
+    ],
+    "heads": [[5, 0, 0]]
+  })json";
+  try {
+    ParseSymbolJson(json);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::kUnsupported);
+    CHECK_THAT(e.what(), Contains("'qfc'") && Contains("6 inputs") && Contains("bias"));
+  }
+}

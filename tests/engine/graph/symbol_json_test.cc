@@ -431,3 +431,28 @@ TEST_CASE("symbol JSON: the fixture models exported by MXNet 1.9.1", "[graph]") 
     }
   }
 }
+
+TEST_CASE("symbol JSON: subgraphs nest one level, as MXNet's fused operators do", "[graph]") {
+  // A fused node whose subgraph holds a fused node again, `levels` deep: refused at the second level,
+  // never recursed into (a deep file would otherwise take the parser off its stack).
+  const auto nested = [](int levels) {
+    const std::string open = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+                                 {"op": "_sg_mkldnn_conv", "name": "sg", "inputs": [[0, 0, 0]], "subgraphs": [)";
+    const std::string close = R"(]}], "heads": [[1, 0, 0]]})";
+    std::string json;
+    for (int i = 0; i < levels; ++i) json += open;
+    json += R"({"nodes": [{"op": "null", "name": "x", "inputs": []}], "heads": [[0, 0, 0]]})";
+    for (int i = 0; i < levels; ++i) json += close;
+    return json;
+  };
+  for (int levels : {2, 3, 20000}) {
+    INFO("levels " << levels);
+    try {
+      qv::ParseSymbolJson(nested(levels));
+      FAIL("accepted");
+    } catch (const qv::Error& e) {
+      CHECK(e.status() == qv::Status::kParse);
+      CHECK_THAT(e.what(), Contains("subgraphs inside a subgraph"));
+    }
+  }
+}

@@ -193,4 +193,9 @@ TEST_CASE("Pooling refuses unknown types and bad windows, naming the node", "[op
   ExpectMessage(FailureOf([&] { RunUnary("Pooling", {{"pool_type", "lp"}, {"kernel", "(2, 2)"}}, x); }), "op0", {"lp"});
   ExpectMessage(FailureOf([&] { RunUnary("Pooling", {{"kernel", "(2, 2)"}, {"pad", "(2, 2)"}}, x); }), "op0", {"pad"});
   ExpectMessage(FailureOf([&] { RunUnary("Pooling", {{"kernel", "(7, 7)"}}, x); }), "op0", {"kernel larger"});
+  // Padding whose arithmetic leaves int64 is refused, not wrapped.
+  ExpectMessage(FailureOf([&] {
+                  RunUnary("Pooling", {{"kernel", "(9223372036854775807, 1)"}, {"pad", "(4611686018427387904, 0)"}}, x);
+                }),
+                "op0", {"overflows int64"});
 }

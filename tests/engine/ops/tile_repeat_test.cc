@@ -82,6 +82,9 @@ TEST_CASE("tile refuses missing or non-positive reps, naming the node", "[ops][t
   ExpectMessage(FailureOf([&] { RunUnary("tile", {}, x); }), "op0", {"reps"});
   ExpectMessage(FailureOf([&] { RunUnary("tile", {{"reps", "(2, 0)"}}, x); }), "op0", {"reps", "at least 1"});
   ExpectMessage(FailureOf([&] { RunUnary("tile", {{"reps", "(-1,)"}}, x); }), "op0", {"reps", "at least 1"});
+  // A product past int64 is refused, not wrapped into a small shape that would "succeed".
+  ExpectMessage(FailureOf([&] { RunUnary("tile", {{"reps", "(4611686018427387904, 4)"}}, x); }), "op0",
+                {"overflows int64"});
 }
 
 TEST_CASE("repeat: each axis, negative axes, no axis (flattened), one repeat, 1-D data", "[ops][repeat]") {
@@ -114,4 +117,7 @@ TEST_CASE("repeat refuses missing or non-positive repeats and axes out of range,
                 {"axis 2", "out of range"});
   ExpectMessage(FailureOf([&] { RunUnary("repeat", {{"repeats", "2"}, {"axis", "-3"}}, x); }), "op0",
                 {"axis -3", "out of range"});
+  for (const char* axis : {"1", "None"})
+    ExpectMessage(FailureOf([&] { RunUnary("repeat", {{"repeats", "3074457345618258603"}, {"axis", axis}}, x); }),
+                  "op0", {"overflows int64"});
 }
