@@ -12,7 +12,8 @@ Steps, each time-boxed so that the whole fits in --budget seconds:
      the device), batch 32 and 128 throughput (two invocations in flight), and 1/4/16/64 concurrent
      batch-1 clients without and with dynamic batching (max_batch_size=64, batch_timeout_us=1000).
   3. PyTorch eager and PyTorch replaying CUDA graphs (torch.cuda.CUDAGraph, one per batch size or
-     client), cudnn.benchmark on, TF32 off for matrix products and convolutions (an FP32 comparison):
+     client), cudnn.benchmark on, at PyTorch's default math, as its users run it (TF32 convolutions,
+     FP32 matrix products; --torch-fp32 turns TF32 off for an FP32-against-FP32 comparison):
      the same measures; clients are Python threads, each with its own CUDA stream (and graph).
 Latency runs from the call to the output being ready (torch.cuda.synchronize / the stream's), as
 quiver_bench measures it. Prints a table and the issue's targets: batch-1 p50 latency <= PyTorch with
@@ -106,8 +107,11 @@ def quiver_side(args, budget, results):
 def torch_side(args, budget, results, model_cpu):
     import torch
 
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
+    if args.torch_fp32:
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+    results["torch_math"] = {"cudnn_tf32": torch.backends.cudnn.allow_tf32,
+                             "matmul_tf32": torch.backends.cuda.matmul.allow_tf32}
     torch.backends.cudnn.benchmark = True
     dev = torch.device("cuda")
     model = model_cpu.to(dev).eval()
@@ -252,7 +256,9 @@ def timed_batches(run):
 
 def report(results):
     cols = ["quiver", "quiver_batching", "torch_eager", "torch_graphs"]
-    head = ["Quiver", "Quiver + batching", "PyTorch eager", "PyTorch CUDA graphs"]
+    math = results.get("torch_math")
+    tf32 = " (TF32 convolutions)" if math and math["cudnn_tf32"] else " (FP32)" if math else ""
+    head = ["Quiver", "Quiver + batching", "PyTorch eager" + tf32, "PyTorch CUDA graphs" + tf32]
     lines = ["| ResNet-50 FP32, %s | %s |" % (results["shape_note"], " | ".join(head)),
              "| --- | " + " | ".join("---" for _ in head) + " |"]
 
@@ -318,6 +324,8 @@ def main():
     parser.add_argument("--budget", type=float, default=200)
     parser.add_argument("--device", default="gpu(0)", help="Quiver's device")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--torch-fp32", action="store_true",
+                        help="PyTorch without TF32 (its default runs convolutions in TF32)")
     parser.add_argument("--export-dir")
     parser.add_argument("--shape", default="3,224,224")
     parser.add_argument("--iters", type=int, default=200, help="batch-1 latency iterations")
