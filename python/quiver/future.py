@@ -16,7 +16,7 @@ class Future:
 
     Completion comes from the runtime (``QvNDArrayOnReady``), not from a polling thread. ``done()``
     never blocks. Results are numpy arrays viewing a CPU model's output memory (no copy; a GPU model's
-    are copied to the host), or :class:`DeviceArray` objects for ``out="device"``.
+    are copied to the host), or :class:`~quiver.DeviceArray` objects for ``out="device"``.
     """
 
     def __init__(self, outputs: List[Any], keepalive: Any, unpack: Callable[[List[Any]], Any],

@@ -68,7 +68,9 @@ class Predictor:
 
     Inputs are read in place, without copying, when they already are C-contiguous arrays of the input's
     dtype: do not write to them until the prediction has finished. Outputs are numpy arrays over the
-    runtime's memory (no copy). Use as a context manager, or call close(), to release native memory.
+    runtime's memory (no copy; a GPU model's are copied to the host, or stay on the device as
+    :class:`~quiver.DeviceArray` objects with ``out="device"``). Use as a context manager, or call close(), to
+    release native memory.
     """
 
     def __init__(self, model_prefix: Union[str, "os.PathLike[str]"], epoch: int = 0,
@@ -246,7 +248,7 @@ class Predictor:
             priority: higher goes first among predictions queued on this Predictor (scheduling
                 flags); without a request queue it has no effect.
             out: ``"host"``: numpy arrays (a GPU model's copied to the host); ``"device"``:
-                :class:`DeviceArray` objects left in the model's device memory, for DLPack consumers.
+                :class:`~quiver.DeviceArray` objects left in the model's device memory, for DLPack consumers.
         Returns:
             an array for a single-output model, else a list of arrays in ``output_names`` order.
         Raises:
