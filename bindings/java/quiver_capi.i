@@ -435,18 +435,25 @@ static int qvj_on_cpu(JNIEnv *env, QvNDArrayHandle a) {
   return dev_type == QV_CPU;
 }
 
-/* The address and element count of a CPU float32 array; throws (returning a status) otherwise. */
-static int qvj_float_memory(JNIEnv *env, QvNDArrayHandle a, float **data, size_t *count) {
-  void *memory = NULL;
+/* The element count of a float32 array on any device; throws (returning a status) otherwise. */
+static int qvj_float_extent(JNIEnv *env, QvNDArrayHandle a, size_t *count) {
   int dtype = 0;
-  const int status = qvj_memory(env, a, &memory, &dtype, count);
+  const int status = qvj_extent(env, a, &dtype, count);
   if (status != QV_OK) return status;
   if (dtype != QV_FLOAT32) {
     qvj_throw(env, QV_ERR_SHAPE, "the array does not hold float32 elements");
     return QV_ERR_SHAPE;
   }
-  *data = (float *)memory;
   return QV_OK;
+}
+
+/* The address and element count of a CPU float32 array; throws (returning a status) otherwise. */
+static int qvj_float_memory(JNIEnv *env, QvNDArrayHandle a, float **data, size_t *count) {
+  void *memory = NULL;
+  int status = qvj_float_extent(env, a, count);
+  if (status == QV_OK && (status = QvNDArrayGetData(a, &memory)) != QV_OK) qvj_throw(env, status, QvGetLastError());
+  *data = (float *)memory;
+  return status;
 }
 
 /* Element size of a dtype code, 0 if unknown. */
@@ -515,7 +522,7 @@ int QvjWriteFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
 int QvjReadFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
   float *data = NULL;
   size_t count = 0;
-  int ready = 0, dtype = 0;
+  int ready = 0;
   int status = QvNDArrayCanRead(a, &ready);
   if (status != QV_OK) {
     qvj_throw(jenv, status, QvGetLastError());
@@ -527,15 +534,8 @@ int QvjReadFloats(JNIEnv *jenv, QvNDArrayHandle a, jfloatArray values) {
   }
   const int on_cpu = qvj_on_cpu(jenv, a);
   if (on_cpu < 0) return QV_ERR_DEVICE;
-  if (on_cpu) {
-    if ((status = qvj_float_memory(jenv, a, &data, &count)) != QV_OK) return status;
-  } else {
-    if ((status = qvj_extent(jenv, a, &dtype, &count)) != QV_OK) return status;
-    if (dtype != QV_FLOAT32) {
-      qvj_throw(jenv, QV_ERR_SHAPE, "the array does not hold float32 elements");
-      return QV_ERR_SHAPE;
-    }
-  }
+  status = on_cpu ? qvj_float_memory(jenv, a, &data, &count) : qvj_float_extent(jenv, a, &count);
+  if (status != QV_OK) return status;
   if (values == NULL || (size_t)(*jenv)->GetArrayLength(jenv, values) != count) {
     qvj_throw(jenv, QV_ERR_SHAPE, "the float[] length differs from the array's element count");
     return QV_ERR_SHAPE;

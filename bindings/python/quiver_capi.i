@@ -6,10 +6,12 @@
  * become return values; handles are opaque pointer objects that the caller frees with the matching
  * Qv*Free call (the idiomatic classes in quiver/ do that).
  *
- * Three calls need Python objects and are hand-written below instead of wrapped: array_from_buffer
+ * The calls that need Python objects are hand-written below instead of wrapped: array_from_buffer
  * (QvNDArrayCreateFromBuffer over a buffer-protocol object), array_to_numpy (a numpy view of a CPU
- * result through QvNDArrayGetData, a copy of a device result's) and on_ready (QvNDArrayOnReady with a
- * Python callable). */
+ * result through QvNDArrayGetData, a copy of a device result's), array_copy_to_numpy, on_ready
+ * (QvNDArrayOnReady with a Python callable), and the device-tensor calls over
+ * QvNDArrayCreateFromDevicePointer / QvNDArrayGetDevicePointer: array_from_dlpack,
+ * array_from_device_pointer (the CUDA array interface's fields), array_to_dlpack, array_device_pointer. */
 %module(package="quiver") capi
 
 %{
@@ -570,15 +572,23 @@ PyObject *array_to_numpy(PyObject *handle_obj) {
   uint32_t ndim = 0;
   const int64_t *shape = NULL;
   void *data = NULL;
-  if ((status = QvNDArrayCanRead(handle, &ready)) != QV_OK || (status = QvNDArrayGetDType(handle, &dtype)) != QV_OK ||
-      (status = QvNDArrayGetShape(handle, &ndim, &shape)) != QV_OK ||
-      (status = QvNDArrayGetDevice(handle, &dev_type, &dev_id)) != QV_OK ||
-      (dev_type == QV_CPU && (status = QvNDArrayGetData(handle, &data)) != QV_OK)) {
+  if ((status = QvNDArrayCanRead(handle, &ready)) != QV_OK ||
+      (status = QvNDArrayGetDevice(handle, &dev_type, &dev_id)) != QV_OK) {
     qv_raise(status);
     return NULL;
   }
   if (!ready) {
     PyErr_SetString(PyExc_RuntimeError, "array_to_numpy: the array is not readable yet");
+    return NULL;
+  }
+  if (dev_type != QV_CPU) {
+    PyObject *copy = qv_copy_to_numpy(handle);
+    if (copy != NULL) QvNDArrayFree(handle);
+    return copy;
+  }
+  if ((status = QvNDArrayGetDType(handle, &dtype)) != QV_OK || (status = QvNDArrayGetShape(handle, &ndim, &shape)) != QV_OK ||
+      (status = QvNDArrayGetData(handle, &data)) != QV_OK) {
+    qv_raise(status);
     return NULL;
   }
   const int typenum = qv_numpy_type(dtype);
@@ -588,11 +598,6 @@ PyObject *array_to_numpy(PyObject *handle_obj) {
   }
   npy_intp dims[64];
   for (uint32_t i = 0; i < ndim && i < 64; ++i) dims[i] = (npy_intp)shape[i];
-  if (dev_type != QV_CPU) {
-    PyObject *copy = qv_copy_to_numpy(handle);
-    if (copy != NULL) QvNDArrayFree(handle);
-    return copy;
-  }
   PyObject *array = PyArray_SimpleNewFromData((int)ndim, dims, typenum, data);
   if (array == NULL) return NULL;
   PyObject *owner = PyCapsule_New(handle, "quiver.NDArray", qv_free_capsule);

@@ -83,14 +83,7 @@ int QvNDArrayCreate(const int64_t* shape, uint32_t ndim, int dev_type, int dev_i
 
 int QvNDArrayCreateFromBuffer(void* data, const int64_t* shape, uint32_t ndim, int dtype, void (*release)(void*),
                               void* ctx, QvNDArrayHandle* out) {
-  return capi::Guard([&] {
-    capi::Require(out, "out");
-    const Shape s = ShapeFrom(shape, ndim);
-    const DType t = DTypeFromCode(dtype);
-    const int64_t bytes = ByteCount(s, DTypeSize(t));
-    if (bytes > 0) capi::Require(data, "data");
-    *out = capi::NewHandle(NDArray::FromStorage(s, t, Storage::Wrap(data, static_cast<size_t>(bytes), release, ctx)));
-  });
+  return QvNDArrayCreateFromDevicePointer(data, shape, ndim, dtype, QV_CPU, 0, nullptr, release, ctx, out);
 }
 
 int QvNDArrayLoad(const char* path, uint32_t* n, QvNDArrayHandle** arrays, uint32_t* n_names, const char*** names) {

@@ -8,14 +8,12 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import capi
+from ._dtypes import CODES, DTYPES
 from ._handle import NativeHandle
 from .errors import InvalidArgumentError
 
 # DLPack's device types (dlpack.h): the CPU, a CUDA GPU, and pinned host memory a GPU can reach.
 _DL_CPU, _DL_CUDA, _DL_CUDA_HOST = 1, 2, 3
-# The QvDType of a CUDA array interface type string's kind and size.
-_QV_DTYPES = {np.dtype(t): code for code, t in {
-    0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64}.items()}
 # CUDA's legacy default stream: what a DLPack producer synchronises with when asked for stream=None.
 _LEGACY_DEFAULT_STREAM = 1
 
@@ -68,7 +66,7 @@ def _dlpack_device(value: Any) -> Tuple[int, int]:
 def _from_cuda_array_interface(value: Any, interface: Dict[str, Any], dev_id: int) -> Any:
     shape = tuple(int(d) for d in interface["shape"])
     dtype = np.dtype(interface["typestr"])
-    if dtype not in _QV_DTYPES or not dtype.isnative:
+    if dtype not in CODES or not dtype.isnative:
         raise InvalidArgumentError.from_message(
             f"__cuda_array_interface__ type {interface['typestr']!r} has no Quiver equivalent "
             "(native float32, float64, float16, uint8, int8, int32, int64)")
@@ -79,7 +77,7 @@ def _from_cuda_array_interface(value: Any, interface: Dict[str, Any], dev_id: in
             "contiguous first")
     pointer = int(interface["data"][0])
     stream = interface.get("stream") if int(interface.get("version", 0)) >= 3 else None
-    return capi.array_from_device_pointer(pointer, shape, _QV_DTYPES[dtype], capi.QV_GPU, dev_id,
+    return capi.array_from_device_pointer(pointer, shape, CODES[dtype], capi.QV_GPU, dev_id,
                                           int(stream or 0), value)
 
 
@@ -104,8 +102,7 @@ class DeviceArray:
     def __init__(self, handle: Any) -> None:
         """Takes ownership of `handle` once constructed (if this raises, the caller keeps it)."""
         self.shape: Tuple[int, ...] = tuple(capi.QvNDArrayGetShape(handle))
-        code = capi.QvNDArrayGetDType(handle)
-        self.dtype: "np.dtype[Any]" = next(t for t, c in _QV_DTYPES.items() if c == code)
+        self.dtype: "np.dtype[Any]" = DTYPES[capi.QvNDArrayGetDType(handle)]
         dev_type, dev_id = capi.QvNDArrayGetDevice(handle)
         self._on_gpu = dev_type == capi.QV_GPU
         self._dev_id = dev_id

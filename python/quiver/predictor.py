@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, IO, List, Mapping, Optional, Sequence, T
 import numpy as np
 
 from . import _files, capi
+from ._dtypes import DTYPES
 from ._handle import NativeHandle
 from .data_desc import DataDesc
 from .errors import InvalidArgumentError, NotFoundError
@@ -27,9 +28,6 @@ Settings = Tuple[Optional[Sequence[DataDesc]], str, int, bool, bool, Optional[Ma
 # Constructor keywords that become QvCreateCachedOpEx flags of the same names: the precision and the
 # scheduling flags.
 FLAG_KEYWORDS = ("precision", "max_batch_size", "batch_timeout_us", "instances", "max_queue")
-
-# QvDType codes (MXNet's type flags) as numpy element types.
-DTYPES = {0: np.float32, 1: np.float64, 2: np.float16, 3: np.uint8, 4: np.int32, 5: np.int8, 6: np.int64}
 
 
 class Predictor:
@@ -182,7 +180,7 @@ class Predictor:
                 f"input_descs name {unknown}, which the model does not take (its inputs: {self._input_names})")
         self._descs: Dict[str, Optional[DataDesc]] = {n: by_name.get(n) for n in self._input_names}
         # Inputs are converted to what the op takes (flag data_types, else the symbol's declaration).
-        self._dtypes = [np.dtype(DTYPES[capi.QvCachedOpGetInputDType(op, i)]) for i in range(len(self._input_names))]
+        self._dtypes = [DTYPES[capi.QvCachedOpGetInputDType(op, i)] for i in range(len(self._input_names))]
 
     # -- description -------------------------------------------------------------------------------
 

@@ -1,8 +1,12 @@
 #include "backends/emulated_gpu/runtime/host_backed_memory.h"
 
-#include <cstring>
-
 namespace qv::emulated_gpu {
+namespace {
+
+// The host's own memory (tensor/device_memory.cc), which every call but the device checks goes to.
+const DeviceMemory& Host() { return DeviceMemoryOf(Device{}); }
+
+}  // namespace
 
 void HostBackedMemory::Require(const Device& device) const {
   Check(device.id == 0, Status::kDevice,
@@ -11,34 +15,30 @@ void HostBackedMemory::Require(const Device& device) const {
 
 std::shared_ptr<Storage> HostBackedMemory::Allocate(const Device& device, size_t bytes) const {
   Require(device);
-  return Storage::Allocate(bytes);
+  return Host().Allocate(Device{}, bytes);
 }
 
 std::shared_ptr<Storage> HostBackedMemory::AllocateUninitialized(const Device& device, size_t bytes) const {
-  return Allocate(device, bytes);
+  Require(device);
+  return Host().AllocateUninitialized(Device{}, bytes);
 }
 
 void HostBackedMemory::CopyFromHost(const Device&, void* dst, const void* host_src, size_t bytes) const {
-  if (bytes != 0) std::memcpy(dst, host_src, bytes);
+  Host().CopyFromHost(Device{}, dst, host_src, bytes);
 }
 
 void HostBackedMemory::CopyToHost(const Device&, void* host_dst, const void* src, size_t bytes) const {
-  if (bytes != 0) std::memcpy(host_dst, src, bytes);
+  Host().CopyToHost(Device{}, host_dst, src, bytes);
 }
 
 void HostBackedMemory::Copy(const Device&, void* dst, const void* src, size_t bytes) const {
-  if (bytes != 0) std::memmove(dst, src, bytes);
+  Host().Copy(Device{}, dst, src, bytes);
 }
 
-void HostBackedMemory::SetZero(const Device&, void* dst, size_t bytes) const {
-  if (bytes != 0) std::memset(dst, 0, bytes);
-}
+void HostBackedMemory::SetZero(const Device&, void* dst, size_t bytes) const { Host().SetZero(Device{}, dst, bytes); }
 
-size_t HostBackedMemory::Capacity(const Device&) const { return Storage::MaxBytes(); }
+size_t HostBackedMemory::Capacity(const Device&) const { return Host().Capacity(Device{}); }
 
-std::function<void()> HostBackedMemory::AfterStream(const Device& device, void*) const {
-  Require(device);
-  return {};
-}
+std::function<void()> HostBackedMemory::AfterStream(const Device&, void*) const { return {}; }
 
 }  // namespace qv::emulated_gpu

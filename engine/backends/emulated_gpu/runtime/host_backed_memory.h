@@ -1,6 +1,6 @@
-// The emulated GPU's memory: gpu(0) arrays whose bytes are host memory underneath. The layers above
-// see a device other than the host (QvNDArrayGetData refuses its arrays; reads go through copies), which
-// is what the emulation is for.
+// The emulated GPU's memory: gpu(0) arrays whose bytes are host memory underneath, allocated and copied
+// by the host's own DeviceMemory. The layers above see a device other than the host (QvNDArrayGetData
+// refuses its arrays; reads go through copies), which is what the emulation is for.
 #pragma once
 
 #include "tensor/device_memory.h"
