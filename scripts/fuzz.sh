@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz with clang-14 (ASan + UBSan) into build-fuzz/ and runs each
-# for a number of executions:
-#   scripts/fuzz.sh [RUNS] [TARGET...]      default: 1000000 runs of every target
+# Builds the libFuzzer targets of tests/fuzz with clang-14 (ASan + UBSan, libstdc++'s assertions) into
+# build-fuzz/ and runs each for a number of executions, or of seconds:
+#   scripts/fuzz.sh [RUNS] [TARGET...]              default: 1000000 runs of every target
+#   scripts/fuzz.sh --seconds S [TARGET...]         S seconds of each (.ci/run's bounded step)
 # Targets: symbol_json params graph_shapes cached_op_flags. Corpora start from tests/fuzz/seeds, the
 # MXNet fixtures and generated .params files, and grow under $QUIVER_CACHE/fuzz/<target>/ (kept between
 # runs). A crashing input is saved under $QUIVER_CACHE/fuzz/findings/ and the script fails; once fixed,
@@ -9,8 +10,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-runs="${1:-1000000}"
-shift || true
+if [ "${1:-}" = "--seconds" ]; then
+  bound=(-max_total_time="${2:?--seconds needs a number}") what="${2} s"
+  shift 2
+else
+  bound=(-runs="${1:-1000000}") what="${1:-1000000} runs"
+  shift || true
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(symbol_json params graph_shapes cached_op_flags)
 
@@ -50,7 +56,7 @@ for target in "${targets[@]}"; do
   corpus="$cache/$target/corpus"
   mkdir -p "$corpus"
   log="$cache/$target.log"
-  echo "fuzz: $target, $runs runs (log: $log)" >&2
+  echo "fuzz: $target, $what (log: $log)" >&2
   inputs=("$corpus")  # the first directory collects new inputs; the others are only read
   for dir in "tests/fuzz/seeds/$target" "$cache/$target/seeds" "tests/fuzz/regressions/$target"; do
     [ -d "$dir" ] && inputs+=("$dir")
@@ -60,7 +66,7 @@ for target in "${targets[@]}"; do
   # QUIVER_MEMORY_LIMIT keeps plans small enough that oneDNN's own allocations while building kernels
   # stay under libFuzzer's limit (-rss_limit_mb, which also caps single mallocs).
   if ! ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=1" QUIVER_MEMORY_LIMIT=1G \
-      "$build_dir/tests/fuzz/fuzz_$target" -runs="$runs" -dict="tests/fuzz/dict/${dict[$target]}.dict" \
+      "$build_dir/tests/fuzz/fuzz_$target" "${bound[@]}" -dict="tests/fuzz/dict/${dict[$target]}.dict" \
       -max_len="${max_len[$target]}" -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
       -artifact_prefix="$findings/$target-" "${inputs[@]}" > "$log" 2>&1; then
     status=1

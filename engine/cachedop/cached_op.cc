@@ -238,8 +238,20 @@ void CachedOp::DrainQueue() {
 
 void CachedOp::Invoke(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
                       const InvokeOptions& request) {
-  if (options_.buckets.enabled() && InvokeBucketed(inputs, outputs, request)) return;
-  InvokeExact(inputs, outputs, request);
+  CheckInputs(inputs);
+  std::unique_ptr<InflightSlot> slot = Admit();
+  if (options_.buckets.enabled() && InvokeBucketed(inputs, outputs, request, slot)) return;
+  InvokeExact(inputs, outputs, request, std::move(slot));
+}
+
+std::unique_ptr<InflightSlot> CachedOp::Admit() {
+  std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
+  if (!slot) {
+    statistics_.RejectedBusy();
+    throw Error(Status::kBusy, "max_inflight (" + std::to_string(options_.max_inflight) +
+                                 ") invocations are already in flight");
+  }
+  return slot;
 }
 
 void CachedOp::PrepareOutputs(const std::vector<NDArrayPtr>& inputs, const std::vector<TensorType>& types,
@@ -278,8 +290,7 @@ std::vector<TensorType> CachedOp::UnpaddedOutputTypes(const std::vector<TensorTy
 }
 
 bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
-                              const InvokeOptions& request) {
-  CheckInputs(inputs);
+                              const InvokeOptions& request, std::unique_ptr<InflightSlot>& slot) {
   const auto axis = static_cast<size_t>(options_.buckets.axis);
   int64_t length = -1;
   size_t first = 0;
@@ -342,7 +353,7 @@ bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector
       },
       reads, writes);
   std::vector<NDArrayPtr> bucket_outputs;
-  InvokeExact(padded, &bucket_outputs, request);
+  InvokeExact(padded, &bucket_outputs, request, std::move(slot));
   // The caller's outputs: the bucket run's, cut to the real shapes once it has ended (its failure,
   // cancellation included, passes to them through the engine).
   reads.clear();
@@ -359,22 +370,14 @@ bool CachedOp::InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector
 }
 
 void CachedOp::InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
-                           const InvokeOptions& request) {
+                           const InvokeOptions& request, std::unique_ptr<InflightSlot> slot) {
   auto control = std::make_shared<InvocationControl>(request.deadline_us);  // the deadline counts from here
-  CheckInputs(inputs);
   std::vector<TensorType> types;
   for (const auto& a : inputs) types.push_back({a->shape(), a->dtype()});
   std::shared_ptr<const Plan> plan = PlanFor(types);
   const auto& out_types = plan->output_types();
 
   PrepareOutputs(inputs, out_types, outputs);
-
-  std::unique_ptr<InflightSlot> slot = CountedSlot::TryTake(&inflight_, options_.max_inflight);
-  if (!slot) {
-    statistics_.RejectedBusy();
-    throw Error(Status::kBusy, "max_inflight (" + std::to_string(options_.max_inflight) +
-                                 ") invocations are already in flight");
-  }
 
   if (scheduler_) {
     RequestPtr r = NewRequest(inputs, *outputs, input_names(), output_names(), out_types,

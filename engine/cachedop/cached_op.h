@@ -75,13 +75,15 @@ class CachedOp : public std::enable_shared_from_this<CachedOp> {
   // What an unpadded run on `inputs` would return (shape inference, no plan), remembered per shapes:
   // bucketed requests ask it on every invocation.
   std::vector<TensorType> UnpaddedOutputTypes(const std::vector<TensorType>& inputs);
-  // Invoke for inputs whose shapes the plan takes as they are.
+  // One of the max_inflight slots, or kBusy: taken before anything is compiled or allocated.
+  std::unique_ptr<CountedSlot> Admit();
+  // Invoke for inputs whose shapes the plan takes as they are, in the admitted `slot`.
   void InvokeExact(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
-                   const InvokeOptions& request);
-  // Invoke padded to the request's bucket; false (nothing done) where the inputs' length is a bucket
-  // already or no input has the bucket axis.
+                   const InvokeOptions& request, std::unique_ptr<CountedSlot> slot);
+  // Invoke padded to the request's bucket, passing `slot` on; false (nothing done, the slot kept) where
+  // the inputs' length is a bucket already or no input has the bucket axis.
   bool InvokeBucketed(const std::vector<NDArrayPtr>& inputs, std::vector<NDArrayPtr>* outputs,
-                      const InvokeOptions& request);
+                      const InvokeOptions& request, std::unique_ptr<CountedSlot>& slot);
   // The compiled plan for these shapes, or null; throws for a new shape of a static_shape op.
   std::shared_ptr<const Plan> FindPlan(const std::vector<Shape>& key);
   void CheckInputs(const std::vector<NDArrayPtr>& inputs) const;

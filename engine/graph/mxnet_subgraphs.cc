@@ -321,7 +321,12 @@ void DequantizeInt8Params(const Graph& graph, std::map<std::string, NDArrayPtr>&
   for (const Node& var : graph.nodes) {
     if (!var.is_variable() || !var.attrs.count(int8_attr::kWeightMin)) continue;
     auto range = [&](const std::string& key) {
-      const std::string& name = var.attrs.at(key);
+      // The attributes are the expander's, but a file can carry them too: one of the pair is no promise.
+      const auto attr = var.attrs.find(key);
+      Check(attr != var.attrs.end(), Status::kParse,
+            "int8 parameter '" + var.name + "' names the parameter of its " + int8_attr::kWeightMin + " but not of its " +
+                int8_attr::kWeightMax);
+      const std::string& name = attr->second;
       const auto it = by_name.find(name);
       Check(it != by_name.end() && (*it->second)->dtype() == DType::kFloat32 && (*it->second)->size() == 1,
             Status::kNotFound, "parameter '" + name + "', the range of int8 parameter '" + var.name +

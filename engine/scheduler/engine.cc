@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "scheduler/cpu_budget.h"
 
@@ -41,6 +43,17 @@ struct Opr {
 namespace {
 
 thread_local bool t_on_engine_thread = false;
+// The callback thread runs every deferred OnReady callback, one at a time: a callback that waits there
+// for work whose own callbacks are queued behind it would wait for ever.
+thread_local bool t_on_callback_thread = false;
+// Ready callbacks started inline by OnReady on this thread and not yet returned, and the ones that
+// they registered on ready variables meanwhile: run one after another, not nested (a chain of them
+// would otherwise grow the stack without bound).
+thread_local std::deque<std::pair<Engine::ReadyCallback, Failure>>* t_trampoline = nullptr;
+
+const char kWaitInCallback[] =
+    "cannot wait inside a ready callback: callbacks run on the runtime's one callback thread, which the "
+    "wait would block; register another callback (QvNDArrayOnReady) instead";
 
 class ThreadedEngine final : public Engine {
  public:
@@ -67,6 +80,7 @@ class ThreadedEngine final : public Engine {
 
   Failure WaitToRead(const VarPtr& var) override {
     std::unique_lock<std::mutex> lock(mu_);
+    if (t_on_callback_thread && var->pending_writes != 0) return Failure{Status::kInvalidArgument, kWaitInCallback};
     var->changed.wait(lock, [&] { return var->pending_writes == 0; });
     return var->failure;
   }
@@ -81,10 +95,11 @@ class ThreadedEngine final : public Engine {
       }
       failure = var->failure;
     }
-    callback(failure);
+    RunNow(std::move(callback), failure);
   }
 
   void WaitAll() override {
+    Check(!t_on_callback_thread, Status::kInvalidArgument, kWaitInCallback);
     std::unique_lock<std::mutex> lock(mu_);
     all_done_.wait(lock, [&] { return outstanding_ == 0 && callbacks_.empty() && !callback_running_; });
   }
@@ -258,8 +273,37 @@ class ThreadedEngine final : public Engine {
     if (async_ready) StartReadyAsync();
   }
 
+  // A ready variable's callback, run on this thread: at once, or after the inline callback this thread
+  // is in returns. The first callback's exception reaches its OnReady caller; later ones are dropped,
+  // as on the callback thread.
+  static void RunNow(ReadyCallback callback, const Failure& failure) {
+    if (t_trampoline != nullptr) {
+      t_trampoline->emplace_back(std::move(callback), failure);
+      return;
+    }
+    std::deque<std::pair<ReadyCallback, Failure>> later;
+    t_trampoline = &later;
+    std::exception_ptr first;
+    try {
+      callback(failure);
+    } catch (...) {
+      first = std::current_exception();
+    }
+    while (!later.empty()) {
+      auto next = std::move(later.front());
+      later.pop_front();
+      try {
+        next.first(next.second);
+      } catch (...) {
+      }
+    }
+    t_trampoline = nullptr;
+    if (first) std::rethrow_exception(first);
+  }
+
   void CallbackLoop() {
     t_on_engine_thread = true;
+    t_on_callback_thread = true;
     for (;;) {
       PendingCallback pending;
       {
@@ -270,7 +314,7 @@ class ThreadedEngine final : public Engine {
         callback_running_ = true;
       }
       try {
-        pending.callback(pending.failure);
+        RunNow(std::move(pending.callback), pending.failure);
       } catch (...) {
         // A callback that throws is the caller's bug; it must not take the callback thread down.
       }

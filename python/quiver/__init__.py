@@ -23,6 +23,7 @@ from .errors import (BusyError, CancelledError, ClosedError, DeadlineExceededErr
 from .classifier import Classifier
 from .future import Future
 from .image import ImageTransform
+from .image_limits import ImageLimits
 from .image_classifier import ImageClassifier
 from .object_detector import ObjectDetector
 from .predictor import Predictor
@@ -32,7 +33,7 @@ from . import profiler
 __all__ = [
     "__version__", "BusyError", "CancelledError", "Classifier", "calibrate", "ClosedError", "DataDesc", "DeadlineExceededError", "DeviceArray",
     "DeviceError",
-    "Future", "ImageClassifier",
+    "Future", "ImageClassifier", "ImageLimits",
     "ImageTransform", "InternalError", "InvalidArgumentError", "MemoryStats", "NotFoundError", "ObjectDetector",
     "OutOfMemoryError", "ParseError", "Predictor", "QuiverError", "Segmentation", "Segmenter", "ShapeError",
     "UnsupportedError",

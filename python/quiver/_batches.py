@@ -1,8 +1,7 @@
-"""What quiver.ray and quiver.spark share: the model kinds, column stacking, image decoding and the
+"""What quiver.ray and quiver.spark share: the model kinds, column stacking, image columns and the
 label/probability columns of classifiers. Imports neither Ray nor PySpark."""
 from __future__ import annotations
 
-import io
 import os
 from typing import Any, Dict, List, Tuple, Type, Union
 
@@ -41,29 +40,24 @@ def stack_column(name: str, column: Any) -> np.ndarray:
     return np.stack(parts).reshape(array.shape + parts[0].shape)
 
 
-def decode_images(name: str, column: Any) -> List[Any]:
-    """Images for ImageClassifier from a column of encoded image bytes (JPEG, PNG, ...) or of HxWxC
-    uint8 arrays; bytes are decoded here, in the worker."""
-    from PIL import Image
-
-    images: List[Any] = []
+def image_rows(name: str, column: Any) -> List[Any]:
+    """The rows of an image column for ImageClassifier.preprocess: encoded image bytes (JPEG, PNG, ...),
+    decoded one at a time there, within the model's ImageLimits, or HxWxC uint8 arrays."""
+    rows: List[Any] = []
     for row in column:
-        if isinstance(row, (bytes, bytearray, memoryview)):
-            with Image.open(io.BytesIO(bytes(row))) as opened:
-                images.append(opened.convert("RGB"))
-        elif isinstance(row, np.ndarray):
-            images.append(row)
+        if isinstance(row, (bytes, bytearray, memoryview, np.ndarray)):
+            rows.append(row)
         else:
             raise InvalidArgumentError.from_message(
                 f"column {name!r}: expected image bytes or HxWxC uint8 arrays, got {type(row).__name__}")
-    return images
+    return rows
 
 
 def model_inputs(model: Predictor, batch: Any, images: str) -> Any:
     """What model.predict takes from a batch (columns by name): for an ImageClassifier the decoded,
     preprocessed `images` column, else the model's input columns, stacked."""
     if isinstance(model, ImageClassifier):
-        return model.preprocess(decode_images(images, batch[images]))
+        return model.preprocess(image_rows(images, batch[images]))
     names = model.input_names
     missing = [n for n in names if n not in batch]
     if missing:

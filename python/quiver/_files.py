@@ -5,10 +5,16 @@
 Local paths and ``file:`` URIs are read as today, by the native library from the path; URLs through
 Python's standard library (certificates checked against the default trust store, which
 ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` replace); other URIs through fsspec, imported only then, with the
-filesystem package of the scheme (s3fs for ``s3://``, gcsfs, adlfs, ...). Failures name the location.
+filesystem package of the scheme (s3fs for ``s3://``, gcsfs, adlfs, ...). Failures name the location,
+without its user, password or query (``redact``).
+
+URLs: a user and password in the URL are sent as basic authentication to that host only; redirects
+never go from https to http, and never carry ``Authorization`` or ``Cookie`` to another host; a file
+may have at most ``MAX_REMOTE_BYTES`` (``storage_options={"max_bytes": N}`` changes it).
 """
 from __future__ import annotations
 
+import base64
 import importlib
 import io
 import os
@@ -19,7 +25,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, List, Mapping, Optional
 
-from .errors import InvalidArgumentError, NotFoundError, UnsupportedError
+from .errors import InvalidArgumentError, NotFoundError, ParseError, UnsupportedError
 
 StorageOptions = Optional[Mapping[str, Any]]
 
@@ -30,6 +36,28 @@ _HTTP = re.compile(r"^https?://", re.IGNORECASE)
 
 # Seconds an HTTP request may wait for the server to connect or send (the whole file may take longer).
 HTTP_TIMEOUT = 60.0
+# The largest file read from a URL: a server cannot make the process hold more.
+MAX_REMOTE_BYTES = 8 << 30
+# Headers a redirect to another host never carries.
+_CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+
+
+def redact(location: str) -> str:
+    """`location` as messages show it: without a user or password, and without the query and fragment
+    (where signed URLs carry their tokens)."""
+    if not _REMOTE.match(location):
+        return location
+
+    def one(part: str) -> str:
+        if "://" not in part:
+            return part
+        scheme, _, rest = part.partition("://")
+        authority, slash, path = rest.partition("/")
+        path, query, _ = path.partition("?")
+        path = path.partition("#")[0]
+        return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}{'?...' if query else ''}"
+
+    return "::".join(one(part) for part in location.split("::"))
 
 
 def local_path(location: str) -> Optional[str]:
@@ -63,14 +91,20 @@ def read(location: str, what: str, storage_options: StorageOptions = None) -> by
     """The bytes of the file at `location`, `what` it is ("params file") naming it in errors."""
     data = read_if_present(location, what, storage_options)
     if data is None:
-        raise NotFoundError.from_message(f"{what} not found: {location}")
+        raise NotFoundError.from_message(f"{what} not found: {redact(location)}")
     return data
 
 
 def read_text(location: str, what: str, storage_options: StorageOptions = None) -> Optional[str]:
     """A UTF-8 text file's contents, None when there is no such file."""
     data = read_if_present(location, what, storage_options)
-    return None if data is None else data.decode("utf-8")
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ParseError.from_message(
+            f"the {what} {redact(location)} is not UTF-8 text (byte {error.start} cannot be read)") from None
 
 
 def lines(text: str) -> List[str]:
@@ -89,31 +123,72 @@ def read_if_present(location: str, what: str, storage_options: StorageOptions = 
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise NotFoundError.from_message(f"cannot read the {what} {location}: {error.strerror or error}") from None
+            raise NotFoundError.from_message(f"cannot read the {what} {redact(location)}: {error.strerror or error}") from None
     if _HTTP.match(location):
         return _read_url(location, what, storage_options)
     return _read_fsspec(location, what, storage_options)
 
 
+class _SafeRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects except from https to anything else; credentials stay with their host."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        old, new = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        if old.scheme.lower() == "https" and new.scheme.lower() != "https":
+            raise urllib.error.HTTPError(req.full_url, code, f"a redirect from https to {new.scheme or 'a relative'} "
+                                         "URL is refused", headers, fp)
+        redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if redirected is not None and new.netloc.rpartition("@")[2].lower() != old.netloc.rpartition("@")[2].lower():
+            for name in [n for n in redirected.headers if n.lower() in _CREDENTIAL_HEADERS]:
+                del redirected.headers[name]
+        return redirected
+
+
 def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[bytes]:
+    shown = redact(url)
     options = dict(storage_options or {})
-    headers = options.pop("headers", None) or {}
+    headers = {str(k): str(v) for k, v in dict(options.pop("headers", None) or {}).items()}
+    limit = int(options.pop("max_bytes", MAX_REMOTE_BYTES))
     if options:
         raise InvalidArgumentError.from_message(
-            f"{url}: URLs take storage_options 'headers' only, not {sorted(map(str, options))}")
-    request = urllib.request.Request(url, headers={str(k): str(v) for k, v in dict(headers).items()})
+            f"{shown}: URLs take storage_options 'headers' and 'max_bytes' only, not {sorted(map(str, options))}")
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    user, at, host = authority.rpartition("@")
+    if at:  # credentials in the URL: basic authentication for this host, not a part of the address
+        name, _, password = user.partition(":")
+        pair = f"{urllib.parse.unquote(name)}:{urllib.parse.unquote(password)}".encode()
+        headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        url = f"{scheme}://{host}{slash}{path}"
+    # A context per request: the trust store as configured now (SSL_CERT_FILE), not at first use.
+    opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=ssl.create_default_context()),
+                                         _SafeRedirects())
     try:
-        # A context per request: the trust store as configured now (SSL_CERT_FILE), not at first use.
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT, context=ssl.create_default_context()) as response:
-            data: bytes = response.read()
-            return data
+        with opener.open(urllib.request.Request(url, headers=headers), timeout=HTTP_TIMEOUT) as response:
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise InvalidArgumentError.from_message(
+                    f"the {what} {shown} is {declared} bytes, more than the {limit} allowed (storage_options max_bytes)")
+            chunks: List[bytes] = []
+            size = 0
+            while True:
+                chunk = response.read(1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                size += len(chunk)
+                if size > limit:
+                    raise InvalidArgumentError.from_message(
+                        f"the {what} {shown} is more than the {limit} bytes allowed (storage_options max_bytes)")
+                chunks.append(chunk)
     except urllib.error.HTTPError as error:
         if error.code in (404, 410):
             return None
-        raise NotFoundError.from_message(f"cannot read the {what} {url}: HTTP {error.code} {error.reason}") from None
-    except (urllib.error.URLError, OSError) as error:
+        raise NotFoundError.from_message(f"cannot read the {what} {shown}: HTTP {error.code} {error.reason}") from None
+    except (urllib.error.URLError, OSError, ValueError) as error:  # ValueError: an address urllib cannot parse
+        if isinstance(error, InvalidArgumentError):
+            raise
         reason = getattr(error, "reason", None) or error
-        raise NotFoundError.from_message(f"cannot read the {what} {url}: {reason}") from None
+        raise NotFoundError.from_message(f"cannot read the {what} {shown}: {reason}") from None
 
 
 def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> Optional[bytes]:
@@ -121,7 +196,7 @@ def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> O
         fsspec = importlib.import_module("fsspec")
     except ImportError:
         raise UnsupportedError.from_message(
-            f"reading {location} needs fsspec and its package for the scheme (pip install 'quiver[fsspec]' "
+            f"reading {redact(location)} needs fsspec and its package for the scheme (pip install 'quiver[fsspec]' "
             "s3fs, gcsfs, adlfs, ...); local paths, file:// and https:// URIs need neither") from None
     try:
         fs, path = fsspec.core.url_to_fs(location, **dict(storage_options or {}))
@@ -130,10 +205,10 @@ def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> O
     except FileNotFoundError:
         return None
     except ImportError as error:  # fsspec knows the scheme, its package is not installed
-        raise UnsupportedError.from_message(f"reading {location}: {error}") from None
+        raise UnsupportedError.from_message(f"reading {redact(location)}: {error}") from None
     except ValueError as error:  # a scheme fsspec does not know
-        raise UnsupportedError.from_message(f"reading {location}: {error}") from None
+        raise UnsupportedError.from_message(f"reading {redact(location)}: {error}") from None
     except Exception as error:  # no access, no connection, no credentials: each filesystem has its own
         reason = f"{type(error).__name__}: {error}"
-        raise NotFoundError.from_message(f"cannot read the {what} {location}: {reason}") from None
+        raise NotFoundError.from_message(f"cannot read the {what} {redact(location)}: {reason}") from None
 

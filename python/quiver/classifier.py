@@ -21,7 +21,7 @@ def load_synset(synset: Labels, storage_options: Optional[Mapping[str, Any]] = N
         location = os.fspath(synset)
         text = _files.read_text(location, "synset file", storage_options)
         if text is None:
-            raise NotFoundError.from_message(f"synset file not found: {location}")
+            raise NotFoundError.from_message(f"synset file not found: {_files.redact(location)}")
         return _files.lines(text)
     return [str(label) for label in synset]
 

@@ -6,9 +6,12 @@ import threading
 from typing import Any, Callable, List, Optional
 
 from . import capi
-from .errors import CancelledError, ClosedError, QuiverError, error_for
+from .errors import CancelledError, ClosedError, InvalidArgumentError, QuiverError, error_for
 
 _log = logging.getLogger("quiver")
+# Set while done-callbacks run from the runtime's callback thread: every future completes there, so a
+# callback that waits for an unfinished one would wait for ever (and stall every other future).
+_in_done_callbacks = threading.local()
 
 
 class Future:
@@ -78,6 +81,10 @@ class Future:
         """
         if self._cancelled:
             raise CancelledError.from_message("the prediction was cancelled")
+        if getattr(_in_done_callbacks, "active", False) and not self._finished.is_set():
+            raise InvalidArgumentError.from_message(
+                "result() of an unfinished prediction inside a done-callback: the callback runs on the thread that "
+                "completes every prediction, so the wait could never end; chain with add_done_callback instead")
         if not self._finished.wait(timeout):
             raise TimeoutError(f"the prediction did not finish within {timeout} s")
         with self._lock:
@@ -103,7 +110,8 @@ class Future:
 
     def add_done_callback(self, fn: Callable[["Future"], Any]) -> None:
         """Calls fn(future) when the prediction finishes: at once if it has, otherwise on Quiver's
-        callback thread. Callbacks must not block for long; exceptions they raise are logged."""
+        callback thread. Callbacks must not block for long (result() of an unfinished future inside one
+        raises InvalidArgumentError instead of blocking for ever); exceptions they raise are logged."""
         with self._lock:
             if not self._finished.is_set():  # set under this lock, when the callbacks are taken
                 self._callbacks.append(fn)
@@ -157,8 +165,13 @@ class Future:
             self._keepalive = None
             self._finished.set()
             callbacks, self._callbacks = self._callbacks, []  # none can be added once finished
-        for fn in callbacks:
-            self._call(fn)
+        outer = getattr(_in_done_callbacks, "active", False)
+        _in_done_callbacks.active = True
+        try:
+            for fn in callbacks:
+                self._call(fn)
+        finally:
+            _in_done_callbacks.active = outer
 
     def _collect(self) -> None:
         outputs, self._outputs = self._outputs, []

@@ -1,33 +1,38 @@
-"""Image preprocessing shared by ImageClassifier and ObjectDetector: decode, resize, crop, normalise."""
+"""Image preprocessing shared by the image models: decode (within ImageLimits), crop, resize, normalise.
+An encoded image is decoded when its row is preprocessed, so a batch holds one decoded image at a time."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 from PIL import Image
 
-ImageLike = Union[str, "os.PathLike[str]", "Image.Image", "np.ndarray[Any, Any]"]
+from .image_limits import ImageLimits
+
+# An image: a file path, the file's bytes (JPEG, PNG, ...), a PIL image or an HxWxC (or HxW) uint8 array.
+ImageLike = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, "Image.Image", "np.ndarray[Any, Any]"]
 
 # ImageNet statistics on 0-255 RGB values: what Gluon model-zoo and GluonCV models were trained with.
 IMAGENET_MEAN = (123.675, 116.28, 103.53)
 IMAGENET_STD = (58.395, 57.12, 57.375)
 
 
-def load_image(image: ImageLike) -> Image.Image:
-    """An RGB PIL image from a PIL image, a file path, or an HxWxC (or HxW) uint8 array."""
+def load_image(image: ImageLike, limits: ImageLimits = ImageLimits(),
+               input_size: Tuple[int, int] = (224, 224)) -> Image.Image:
+    """An RGB PIL image from any ImageLike; paths and bytes are decoded within `limits` (for a model
+    input of `input_size`)."""
     if isinstance(image, Image.Image):
         return image if image.mode == "RGB" else image.convert("RGB")
-    if isinstance(image, (str, os.PathLike)):
-        with Image.open(os.fspath(image)) as opened:
-            return opened.convert("RGB")
+    if isinstance(image, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return limits.decode(image, input_size)
     if isinstance(image, np.ndarray):
         if image.dtype != np.uint8 or image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (1, 3, 4)):
             raise ValueError(f"image arrays must be HxWxC uint8 with C in 1, 3, 4 (or HxW), got "
                              f"{image.dtype} {image.shape}")
         return Image.fromarray(image[:, :, 0] if image.ndim == 3 and image.shape[2] == 1 else image).convert("RGB")
-    raise TypeError(f"expected a PIL image, a path or a uint8 array, got {type(image).__name__}")
+    raise TypeError(f"expected a path, image bytes, a PIL image or a uint8 array, got {type(image).__name__}")
 
 
 @dataclass(frozen=True)
@@ -39,27 +44,40 @@ class ImageTransform:
         resize_short: the shorter side is resized to this before a center crop of `size`; None resizes
             the whole image straight to `size` (no crop; detectors use that).
         mean, std: per-channel statistics on 0-255 RGB values: input = (pixel - mean) / std.
+        limits: what the encoded images it decodes (paths, bytes) may be.
     """
 
     size: Tuple[int, int]
     resize_short: Optional[int] = None
     mean: Sequence[float] = IMAGENET_MEAN
     std: Sequence[float] = IMAGENET_STD
+    limits: ImageLimits = field(default_factory=ImageLimits)
+
+    def load(self, image: ImageLike) -> Image.Image:
+        """`image` as RGB, decoded within this transform's limits."""
+        return load_image(image, self.limits, self.size)
 
     def __call__(self, image: ImageLike) -> np.ndarray:
-        rgb = load_image(image)
-        height, width = self.size
-        if self.resize_short is None:
-            rgb = rgb.resize((width, height), Image.Resampling.BILINEAR)
-        else:
-            scale = self.resize_short / min(rgb.size)
-            rgb = rgb.resize((max(width, round(rgb.width * scale)), max(height, round(rgb.height * scale))),
-                             Image.Resampling.BILINEAR)
-            left, top = (rgb.width - width) // 2, (rgb.height - height) // 2
-            rgb = rgb.crop((left, top, left + width, top + height))
+        rgb = self.fit(self.load(image))
         pixels = np.asarray(rgb, dtype=np.float32)
         pixels = np.divide(pixels - np.asarray(self.mean, np.float32), np.asarray(self.std, np.float32))
         return np.ascontiguousarray(pixels.transpose(2, 0, 1))
+
+    def fit(self, rgb: Image.Image) -> Image.Image:
+        """`rgb` resized (and center-cropped) to `size`. The crop is taken first: only its region of
+        the image is resized, at the scale the whole image would have had, so the pixels are those of
+        resize-then-crop while the work is bounded by the output (a 100000x1 image costs no more than
+        a photo)."""
+        height, width = self.size
+        if self.resize_short is None:
+            return rgb.resize((width, height), Image.Resampling.BILINEAR)
+        scale = self.resize_short / min(rgb.size)
+        scaled_width = max(width, round(rgb.width * scale))
+        scaled_height = max(height, round(rgb.height * scale))
+        left, top = (scaled_width - width) // 2, (scaled_height - height) // 2
+        sx, sy = rgb.width / scaled_width, rgb.height / scaled_height
+        return rgb.resize((width, height), Image.Resampling.BILINEAR,
+                          box=(left * sx, top * sy, (left + width) * sx, (top + height) * sy))
 
     def batch(self, images: Sequence[ImageLike]) -> np.ndarray:
         return np.stack([self(image) for image in images])
@@ -79,7 +97,7 @@ def size_short_within(width: int, height: int, short: int, max_size: int, stride
 
 def as_image_list(images: Any) -> List[ImageLike]:
     """One image, or a sequence of them, as a list."""
-    single = isinstance(images, (str, os.PathLike, Image.Image)) or (
+    single = isinstance(images, (str, os.PathLike, bytes, bytearray, memoryview, Image.Image)) or (
         isinstance(images, np.ndarray) and images.ndim in (2, 3) and images.dtype == np.uint8)
     return [images] if single else list(images)
 

@@ -1,14 +1,16 @@
 """ObjectDetector: boxes, labels and scores in image pixel coordinates from detection models."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .classifier import Labels, load_synset, synset_beside
-from .errors import ShapeError
-from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, load_image,
-                    model_image_size, size_short_within)
+from .errors import InvalidArgumentError, ShapeError
+from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, model_image_size,
+                    size_short_within)
+from .image_limits import ImageLimits
 from .predictor import Predictor
 
 Box = Tuple[float, float, float, float]
@@ -48,17 +50,20 @@ class ObjectDetector(Predictor):
             (GluonCV's resize_short_within; YOLOv3 416/1024, Faster and Mask R-CNN 600/1000, CenterNet
             512/1024); images of one size share a run. ``image_size`` is then unused.
         mean, std: the normalisation above.
+        image_limits: what encoded images (paths, bytes) may be before they are decoded (ImageLimits:
+            a pixel cap and the allowed formats).
     """
 
     def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
                    image_size: Optional[Tuple[int, int]] = None, short: Optional[int] = None,
                    max_size: int = 1024, stride: int = 1, mean: Sequence[float] = IMAGENET_MEAN,
-                   std: Sequence[float] = IMAGENET_STD, **extras: Any) -> None:
+                   std: Sequence[float] = IMAGENET_STD, image_limits: ImageLimits = ImageLimits(),
+                   **extras: Any) -> None:
         super()._configure(model_dir, **extras)
         self._labels = (load_synset(synset, self._storage_options) if synset is not None
                         else synset_beside(self, model_dir))
         size = image_size or model_image_size(self.input_desc(), (512, 512))
-        self.transform = ImageTransform(size, None, tuple(mean), tuple(std))
+        self.transform = ImageTransform(size, None, tuple(mean), tuple(std), image_limits)
         self._within = (short, max_size, stride) if short is not None else None
 
     def detect(self, image: ImageLike, threshold: float = 0.5) -> List[Detection]:
@@ -79,21 +84,36 @@ class ObjectDetector(Predictor):
 
     def _detect(self, images: Sequence[ImageLike], threshold: float,
                 mask_threshold: Optional[float]) -> List[List[Any]]:
-        rgb = [load_image(image) for image in images]
-        # Each image's input size; images of one size run as one batch.
-        sizes = [self.transform.size if self._within is None else
-                 size_short_within(pil.width, pil.height, *self._within)[::-1] for pil in rgb]
-        found: List[List[Any]] = [[] for _ in rgb]
+        # One image decoded at a time: each becomes its input (its own size with `short`) at once.
+        sizes: List[Tuple[int, int]] = []
+        image_sizes: List[Tuple[int, int]] = []
+        pixels: List[np.ndarray] = []
+        for image in images:
+            rgb = self.transform.load(image)
+            size = self.transform.size if self._within is None else self._size_within(rgb.size)
+            image_sizes.append(rgb.size)
+            sizes.append(size)
+            pixels.append(replace(self.transform, size=size)(rgb))
+        found: List[List[Any]] = [[] for _ in pixels]
         for size in dict.fromkeys(sizes):
             members = [i for i, s in enumerate(sizes) if s == size]
-            transform = ImageTransform(size, None, self.transform.mean, self.transform.std)
-            rows = _rows(self.predict(in_layout(transform.batch([rgb[i] for i in members]), self.input_desc())))
+            rows = _rows(self.predict(in_layout(np.stack([pixels[i] for i in members]), self.input_desc())))
             if mask_threshold is not None and rows[0][4] is None:
                 raise ShapeError.from_message("the model has no mask output: detect_instances() needs a "
                                               "fourth output (N, K, mh, mw), as Mask R-CNN gives")
             for i, r in zip(members, rows):
-                found[i] = self._decode(r, rgb[i].size, size, threshold, mask_threshold)
+                found[i] = self._decode(r, image_sizes[i], size, threshold, mask_threshold)
         return found
+
+    def _size_within(self, image_size: Tuple[int, int]) -> Tuple[int, int]:
+        """The (height, width) input of an image of (width, height) under ``short``/``max_size``."""
+        assert self._within is not None
+        width, height = size_short_within(*image_size, *self._within)
+        if width < 1 or height < 1:
+            raise InvalidArgumentError.from_message(
+                f"an image of {image_size[0]}x{image_size[1]} is too elongated for this detector: resized within "
+                f"{self._within[1]} pixels one side would be {min(width, height)}")
+        return height, width
 
     def _decode(self, rows: _Rows, image_size: Tuple[int, int], input_size: Tuple[int, int], threshold: float,
                 mask_threshold: Optional[float]) -> List[Any]:

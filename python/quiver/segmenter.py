@@ -9,7 +9,8 @@ from PIL import Image
 from .classifier import Labels, load_synset, synset_beside
 from .errors import ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, as_image_list, in_layout,
-                    load_image, model_image_size)
+                    model_image_size)
+from .image_limits import ImageLimits
 from .predictor import Predictor
 
 
@@ -75,11 +76,13 @@ class Segmenter(Predictor):
         mean, std: the normalisation above.
         softmax: "auto" applies a softmax over the classes unless the scores already are probabilities
             (non-negative, summing to 1 at every pixel); True or False forces it.
+        image_limits: what encoded images (paths, bytes) may be before they are decoded (ImageLimits).
     """
 
     def _configure(self, model_dir: Optional[str], *, synset: Optional[Labels] = None,
                    image_size: Optional[Tuple[int, int]] = None, mean: Sequence[float] = IMAGENET_MEAN,
-                   std: Sequence[float] = IMAGENET_STD, softmax: Union[str, bool] = "auto", **extras: Any) -> None:
+                   std: Sequence[float] = IMAGENET_STD, softmax: Union[str, bool] = "auto",
+                   image_limits: ImageLimits = ImageLimits(), **extras: Any) -> None:
         super()._configure(model_dir, **extras)
         if softmax not in ("auto", True, False):
             raise ValueError(f"softmax must be 'auto', True or False, not {softmax!r}")
@@ -87,7 +90,7 @@ class Segmenter(Predictor):
                         else synset_beside(self, model_dir))
         self._softmax = softmax
         size = image_size or model_image_size(self.input_desc(), (480, 480))
-        self.transform = ImageTransform(size, None, tuple(mean), tuple(std))
+        self.transform = ImageTransform(size, None, tuple(mean), tuple(std), image_limits)
 
     def segment(self, image: ImageLike) -> Segmentation:
         """The segmentation of one image, at its own size."""
@@ -95,17 +98,22 @@ class Segmenter(Predictor):
 
     def segment_batch(self, images: Union[ImageLike, Sequence[ImageLike]]) -> List[Segmentation]:
         """segment() for several images at once (one batch)."""
-        rgb = [load_image(image) for image in as_image_list(images)]
-        outputs = self.predict(in_layout(self.transform.batch(rgb), self.input_desc()))
+        # One image decoded at a time; only its size is kept.
+        sizes, pixels = [], []
+        for image in as_image_list(images):
+            rgb = self.transform.load(image)
+            sizes.append(rgb.size)
+            pixels.append(self.transform(rgb))
+        outputs = self.predict(in_layout(np.stack(pixels), self.input_desc()))
         scores = np.asarray(outputs[0] if isinstance(outputs, list) else outputs, dtype=np.float32)
-        if scores.ndim != 4 or scores.shape[0] != len(rgb):
+        if scores.ndim != 4 or scores.shape[0] != len(pixels):
             raise ShapeError.from_message(
                 f"not a segmentation model: its first output is {scores.shape}; expected (N, classes, height, width)")
         labels = self._labels if self._labels is not None else [str(c) for c in range(scores.shape[1])]
         if scores.shape[1] != len(labels):
             raise ShapeError.from_message(
                 f"the model gives {scores.shape[1]} classes but the synset has {len(labels)} labels")
-        return [self._per_pixel(s, pil.size, labels) for s, pil in zip(scores, rgb)]
+        return [self._per_pixel(s, size, labels) for s, size in zip(scores, sizes)]
 
     def _per_pixel(self, scores: np.ndarray, image_size: Tuple[int, int], labels: List[str]) -> Segmentation:
         if self._softmax is True or (self._softmax == "auto" and not _are_probabilities(scores)):

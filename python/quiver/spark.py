@@ -91,7 +91,7 @@ def predict_fn(model: Any) -> Callable[..., Any]:
 
     def predict(*columns: np.ndarray) -> Any:
         if isinstance(model, ImageClassifier):
-            inputs: Any = model.preprocess(_batches.decode_images("content", columns[0]))
+            inputs: Any = model.preprocess(_batches.image_rows("content", columns[0]))
         else:
             inputs = {n: _batches.stack_column(n, c) for n, c in zip(names, columns)}
         outputs = model.predict_named(inputs)

@@ -82,6 +82,57 @@ def test_32_concurrent_apredict_match_predict(manifest):
         np.testing.assert_array_equal(g, e)
 
 
+def test_apredict_compiles_new_shapes_off_the_event_loop(manifest, monkeypatch):
+    """A shape's first submission compiles its plan: apredict makes it on an executor thread; once the
+    shape has been submitted, on the loop's own thread (submitting is then quick)."""
+    x, _, _ = case(manifest, "tiny", "b2_16")
+    with quiver.Predictor(prefix("tiny")) as p:
+        threads = []
+        submit = p._submit
+
+        def recording(*args):
+            threads.append(threading.current_thread())
+            return submit(*args)
+
+        monkeypatch.setattr(p, "_submit", recording)
+
+        async def main():
+            loop_thread = threading.current_thread()
+            first = await p.apredict(x)
+            again = await p.apredict(x)
+            other = await p.apredict(x[:1])
+            return loop_thread, first, again, other
+
+        loop_thread, first, again, other = asyncio.run(main())
+        np.testing.assert_array_equal(first, p.predict(x))
+        np.testing.assert_array_equal(again, first)
+        np.testing.assert_allclose(other, first[:1], rtol=1e-5, atol=1e-6)
+    assert threads[0] is not loop_thread and threads[1] is loop_thread and threads[2] is not loop_thread
+
+
+def test_waiting_inside_a_done_callback_raises_instead_of_stalling_every_future(manifest, resnet):
+    x, expected, scale = case(manifest, "resnet18_v1", "b4_224")
+    first = resnet.predict_async(x)
+    second = resnet.predict_async(x)  # still running when the first's callbacks run, on a busy machine or not
+    seen = []
+    done = threading.Event()
+
+    def callback(_):
+        try:
+            seen.append(second.result())
+        except quiver.InvalidArgumentError as error:
+            seen.append(error)
+        done.set()
+
+    first.add_done_callback(callback)
+    assert done.wait(60), "the callback never ran"
+    assert second.result(60) is not None and first.result(60) is not None  # nothing stalled
+    if isinstance(seen[0], np.ndarray):  # the second had finished already: then result() may answer
+        assert second.done()
+    else:
+        assert "inside a done-callback" in str(seen[0])
+
+
 def test_apredict_failure_raises_in_the_awaiting_task(manifest):
     with quiver.Predictor(prefix("tiny")) as p:
         async def main():

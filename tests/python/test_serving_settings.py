@@ -31,6 +31,7 @@ def test_a_settings_file_with_several_models(tmp_path):
     ({"prefix": "m", "batch": 4}, "unknown model settings ['batch']"),
     ({"prefix": "m", "kind": "segmenter"}, "kind must be one of"),
     ({"prefix": "m", "max_batch_size": 0}, "max_batch_size must be at least 1"),
+    ({"prefix": "m", "max_rows": 0}, "max_rows must be at least 1"),
     ({"prefix": "m", "shapes": {"data": [1, 0]}}, "shape of 'data'"),
     ({"models": [{"prefix": "a/m"}, {"prefix": "b/m"}]}, "model names repeat"),
     ({"models": "m"}, "expected a model object"),
@@ -40,6 +41,12 @@ def test_bad_settings_are_refused_naming_the_problem(tmp_path, document, words):
     with pytest.raises(InvalidArgumentError) as caught:
         load_settings(str(tmp_path / "models.json"))
     assert words in str(caught.value.message)
+
+
+def test_rows_per_request_default_to_the_batch_size_where_requests_are_batched():
+    assert ModelSettings(prefix="m").row_cap == 16
+    assert ModelSettings(prefix="m", max_batch_size=1).row_cap is None
+    assert ModelSettings(prefix="m", max_batch_size=1, max_rows=4).row_cap == 4
 
 
 def test_settings_need_a_prefix():

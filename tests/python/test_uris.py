@@ -3,6 +3,7 @@ HTTPS (a server on loopback with a self-signed certificate made here); missing a
 name their URI."""
 from __future__ import annotations
 
+import base64
 import datetime
 import functools
 import http.server
@@ -181,12 +182,25 @@ def _self_signed(directory: Path) -> tuple:
     return cert_file, key_file
 
 
+# (path, Authorization, Cookie) of each request the HTTPS server saw (None for a header not sent).
+_SEEN: list = []
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the directory; anything under /private/ is forbidden (403)."""
+    """Serves the directory; anything under /private/ is forbidden (403); /down/X redirects to http://,
+    /elsewhere/X to the same server under another host name (localhost for 127.0.0.1)."""
 
     def do_GET(self):
-        if urllib.parse.urlsplit(self.path).path.startswith("/private/"):
+        path = urllib.parse.urlsplit(self.path).path
+        _SEEN.append((path, self.headers.get("Authorization"), self.headers.get("Cookie")))
+        if path.startswith("/private/"):
             self.send_error(403)
+        elif path.startswith("/down/") or path.startswith("/elsewhere/"):
+            _, first, rest = path.split("/", 2)
+            scheme, host = ("http", "127.0.0.1") if first == "down" else ("https", "localhost")
+            self.send_response(302)
+            self.send_header("Location", f"{scheme}://{host}:{self.server.server_address[1]}/{rest}")
+            self.end_headers()
         else:
             super().do_GET()
 
@@ -230,3 +244,52 @@ def test_https_refuses_an_untrusted_certificate(https_site, tmp_path, monkeypatc
     monkeypatch.setenv("SSL_CERT_FILE", str(other))
     with pytest.raises(quiver.NotFoundError, match=f"{base}/models/tiny-symbol.json: .*CERTIFICATE_VERIFY_FAILED"):
         quiver.Predictor(f"{base}/models/tiny")
+
+
+def test_locations_in_messages_lose_their_credentials_and_queries():
+    assert _files.redact("https://user:pa55@host:8443/m/net?X-Amz-Signature=abc#f") == "https://host:8443/m/net?..."
+    assert _files.redact("simplecache::s3://key:secret@bucket/net") == "simplecache::s3://bucket/net"
+    assert _files.redact("/models/a@b/net") == "/models/a@b/net"
+    with pytest.raises(quiver.NotFoundError) as caught:
+        quiver.Predictor("https://user:pa55@127.0.0.1:1/models/tiny?token=t0k3n")
+    assert "pa55" not in str(caught.value) and "t0k3n" not in str(caught.value)
+    assert "https://127.0.0.1:1/models/tiny?..." in str(caught.value)
+
+
+def test_credentials_in_a_url_go_to_its_host_only(manifest, https_site, monkeypatch):
+    base, root, cert = https_site
+    _model_dir(root / "models")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    authority = base.split("://", 1)[1]
+    _SEEN.clear()
+    _check_tiny(f"https://reader:pa%3A55@{authority}/models/tiny", manifest)
+    assert {auth for _, auth, _ in _SEEN} == {"Basic " + base64.b64encode(b"reader:pa:55").decode()}
+    # Redirected to another host name: the credentials (from the URL or the headers) stay behind.
+    _SEEN.clear()
+    with quiver.Predictor(f"https://reader:pw@{authority}/elsewhere/models/tiny",
+                          storage_options={"headers": {"Cookie": "session=1"}}) as p:
+        assert p.input_names
+    first = [(auth, cookie) for path, auth, cookie in _SEEN if path.startswith("/elsewhere/")]
+    assert first == [("Basic " + base64.b64encode(b"reader:pw").decode(), "session=1")] * 2
+    assert [(auth, cookie) for path, auth, cookie in _SEEN if path.startswith("/models/")] == [(None, None)] * 2
+
+
+def test_https_never_redirects_to_http(https_site, monkeypatch):
+    base, root, cert = https_site
+    _model_dir(root / "models")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    with pytest.raises(quiver.NotFoundError, match="a redirect from https to http URL is refused"):
+        quiver.Predictor(f"{base}/down/models/tiny")
+
+
+def test_remote_files_have_a_size_cap_and_text_must_be_utf8(https_site, monkeypatch, tmp_path):
+    base, root, cert = https_site
+    _model_dir(root / "models")
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    with pytest.raises(quiver.InvalidArgumentError, match=r"more than the 100 allowed \(storage_options max_bytes\)"):
+        quiver.Predictor(f"{base}/models/tiny", storage_options={"max_bytes": 100})
+    (root / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    (tmp_path / "latin1.txt").write_bytes("caf\xe9\n".encode("latin-1"))
+    for location in (f"{base}/latin1.txt", str(tmp_path / "latin1.txt")):
+        with pytest.raises(quiver.ParseError, match="is not UTF-8 text"):
+            quiver.classifier.load_synset(location)

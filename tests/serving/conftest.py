@@ -74,8 +74,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(arguments: List[str], log: Path, env: Optional[Dict[str, str]] = None) -> Server:
-    """`quiver serve ARGUMENTS` on two free ports, once it answers ready; `env` is added to the environment."""
+def start_server(arguments: List[str], log: Path, env: Optional[Dict[str, str]] = None,
+                 client_options: Optional[Dict[str, object]] = None) -> Server:
+    """`quiver serve ARGUMENTS` on two free ports, once it answers ready; `env` is added to the environment,
+    `client_options` go to the HTTP client that asks (ssl=True for a server with TLS)."""
     import tritonclient.http as http_client
 
     http_port, grpc_port = free_port(), free_port()
@@ -84,7 +86,7 @@ def start_server(arguments: List[str], log: Path, env: Optional[Dict[str, str]] 
                                     "--grpc-port", str(grpc_port)], stdout=out, stderr=subprocess.STDOUT,
                                    env={**os.environ, **(env or {})})
     server = Server(process, f"127.0.0.1:{http_port}", f"127.0.0.1:{grpc_port}", log)
-    client = http_client.InferenceServerClient(server.http)
+    client = http_client.InferenceServerClient(server.http, **(client_options or {}))
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -264,7 +264,7 @@ def test_a_port_in_use_is_refused_in_one_line(server, models):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"quiver serve: error: port {busy} cannot be served: Address already in use"], done.stderr
+        f"quiver serve: error: 127.0.0.1 port {busy} cannot be served: Address already in use"], done.stderr
 
 
 def test_a_gpu_model_answers_over_every_transport(models, tmp_path):

@@ -11,6 +11,7 @@ HELP = "serve a model over the Open Inference Protocol (v2 REST and gRPC; needs 
 
 
 def add_parser(commands: Any) -> None:
+    from ..serving.security import DEFAULT_MAX_REQUEST_BYTES
     from ..serving.server import DEFAULT_GRPC_PORT, DEFAULT_HTTP_PORT
     from ..serving.settings import DEFAULT_BATCH_TIMEOUT_US, DEFAULT_MAX_BATCH_SIZE, KINDS
 
@@ -34,12 +35,26 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_HTTP_PORT, help=f"the REST port (default {DEFAULT_HTTP_PORT})")
     parser.add_argument("--grpc-port", type=int, default=DEFAULT_GRPC_PORT,
                         help=f"the gRPC port (default {DEFAULT_GRPC_PORT})")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address both servers listen on (default 127.0.0.1; 0.0.0.0 in a container)")
+    parser.add_argument("--auth-token-file", metavar="FILE",
+                        help="a file whose first line is a shared secret: every route but health then needs "
+                             "'Authorization: Bearer SECRET' (gRPC: 'authorization' metadata)")
+    parser.add_argument("--tls-cert", metavar="PEM", help="serve REST over HTTPS and gRPC over TLS with this "
+                        "certificate (and --tls-key)")
+    parser.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
+    parser.add_argument("--max-request-bytes", type=int, default=DEFAULT_MAX_REQUEST_BYTES,
+                        help=f"the largest request body or gRPC message taken (default {DEFAULT_MAX_REQUEST_BYTES}; "
+                             "larger ones are answered 413)")
+    parser.add_argument("--model-control", action="store_true",
+                        help="answer KServe's repository routes (load, unload a model); off by default")
     parser.set_defaults(run=run)
 
 
 def run(ns: argparse.Namespace) -> int:
     try:
-        from ..serving import ModelSettings, load_settings, serve
+        from ..serving import ModelSettings, Security, load_settings, serve
+        from ..serving.security import read_token
         import kserve  # noqa: F401  (only to say plainly when the extra is missing)
     except ImportError as error:
         raise UnsupportedError.from_message(
@@ -57,5 +72,8 @@ def run(ns: argparse.Namespace) -> int:
                                 precision=ns.precision, shapes={n: list(d) for n, d in ns.shape},
                                 max_batch_size=ns.max_batch_size, batch_timeout_us=ns.batch_timeout_us,
                                 options=dict(ns.option))]
-    serve(models, http_port=ns.port, grpc_port=ns.grpc_port)
+    security = Security(host=ns.host, token=read_token(ns.auth_token_file) if ns.auth_token_file else None,
+                        tls_cert=ns.tls_cert, tls_key=ns.tls_key, max_request_bytes=ns.max_request_bytes,
+                        model_control=ns.model_control)
+    serve(models, http_port=ns.port, grpc_port=ns.grpc_port, security=security)
     return 0

@@ -6,7 +6,8 @@ KServe's Python model server: ``pip install 'quiver[serving]'``, then ``quiver s
                          shapes={"data": [1, 3, 224, 224]})], http_port=8080, grpc_port=8081)
 
 See docs/serving.rst for the settings file, the protocol's details and Kubernetes manifests."""
+from .security import Security
 from .settings import ModelSettings, load_settings
 from .server import load_models, serve
 
-__all__ = ["ModelSettings", "load_settings", "load_models", "serve"]
+__all__ = ["ModelSettings", "Security", "load_settings", "load_models", "serve"]

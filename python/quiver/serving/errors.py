@@ -12,7 +12,8 @@ from .. import errors as quiver_errors
 # gRPC status -> HTTP status, as the gRPC/HTTP mapping of google.rpc.Code has them.
 _HTTP_STATUS = {StatusCode.INVALID_ARGUMENT: 400, StatusCode.NOT_FOUND: 404, StatusCode.DEADLINE_EXCEEDED: 504,
                 StatusCode.RESOURCE_EXHAUSTED: 429, StatusCode.CANCELLED: 499, StatusCode.UNAVAILABLE: 503,
-                StatusCode.UNIMPLEMENTED: 501, StatusCode.INTERNAL: 500}
+                StatusCode.UNIMPLEMENTED: 501, StatusCode.INTERNAL: 500,
+                StatusCode.PERMISSION_DENIED: 403, StatusCode.UNAUTHENTICATED: 401}
 
 # Quiver's exceptions -> the status a client gets.
 _BY_ERROR = ((quiver_errors.DeadlineExceededError, StatusCode.DEADLINE_EXCEEDED),

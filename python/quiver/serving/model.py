@@ -15,7 +15,6 @@ from kserve import Model
 from kserve.protocol.infer_type import InferOutput, InferRequest, InferResponse
 
 from .. import errors as quiver_errors
-from .._batches import decode_images
 from ..classifier import Classifier
 from ..data_desc import DataDesc
 from ..image_classifier import ImageClassifier
@@ -123,9 +122,9 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
             raise ServingError(f"model {self.name!r} is shutting down", StatusCode.UNAVAILABLE)
         self._inflight += 1
         try:
-            timeout_us = tensors.parameter(payload.parameters, "timeout")
-            timeout = float(timeout_us) / 1e6 if timeout_us else None
-            priority = int(tensors.parameter(payload.parameters, "priority") or 0)
+            timeout_us = tensors.number_parameter(payload.parameters, "timeout", float)
+            timeout = timeout_us / 1e6 if timeout_us else None
+            priority = int(tensors.number_parameter(payload.parameters, "priority", int) or 0)
             try:
                 if isinstance(p, ObjectDetector):
                     arrays = await self._detect(p, payload, timeout)
@@ -143,9 +142,10 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
     async def _run(self, p: Predictor, payload: InferRequest, timeout: Optional[float],
                    priority: int) -> Dict[str, np.ndarray]:
         if isinstance(p, ImageClassifier):
-            images = _image_bytes(payload)
+            images = self._image_rows(payload)
             loop = asyncio.get_running_loop()
-            inputs: Any = await loop.run_in_executor(None, lambda: p.preprocess(_decode(images)))
+            # Decoded one row at a time (within the model's ImageLimits), off the event loop.
+            inputs: Any = await loop.run_in_executor(None, lambda: p.preprocess(images))
         else:
             inputs = self._tensor_inputs(p, payload)
         outputs = await p.apredict(inputs, timeout=timeout, priority=priority)
@@ -161,18 +161,42 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
         for entry in self._inputs:
             array = tensors.as_array(given[entry["name"]], entry["datatype"])
             _check_shape(entry["name"], self._shapes.get(entry["name"]), array.shape)
+            if array.ndim:
+                self._check_rows(array.shape[0])
             arrays[entry["name"]] = array
         return arrays
+
+    def _image_rows(self, payload: InferRequest) -> List[bytes]:
+        """The encoded images of an image model's request: its one BYTES input, one image per row. Over
+        gRPC the rows are the files' bytes; KServe's REST server passes BYTES on as text only, so there
+        each row is the file in base64."""
+        if len(payload.inputs) != 1 or payload.inputs[0].name != IMAGE_INPUT:
+            raise bad_request(f"this model takes one input {IMAGE_INPUT!r} of encoded images (BYTES); the request "
+                              f"has {[i.name for i in payload.inputs]}")
+        images = tensors.as_array(payload.inputs[0], "BYTES").reshape(-1)
+        self._check_rows(len(images))
+        try:
+            return [base64.b64decode(row, validate=True) if isinstance(row, str) else bytes(row) for row in images]
+        except binascii.Error:
+            raise bad_request(f"input {IMAGE_INPUT!r}: over REST each image is sent in base64") from None
+
+    def _check_rows(self, rows: int) -> None:
+        """Refuses requests of more rows than the model batches (each new row count would be a compile)."""
+        cap = self.settings.row_cap
+        if cap is not None and rows > cap:
+            raise bad_request(f"the request has {rows} rows; model {self.name!r} takes at most {cap} per request "
+                              "(max_rows in its settings)")
 
     async def _detect(self, p: ObjectDetector, payload: InferRequest,
                       timeout: Optional[float]) -> Dict[str, np.ndarray]:
         """Boxes in each image's pixels, its labels and scores (threshold: the request's ``threshold``
         parameter, default 0.5), padded to the batch's most detections with "", 0 and zero boxes."""
-        images = _image_bytes(payload)
-        threshold = float(tensors.parameter(payload.parameters, "threshold") or 0.5)
+        images = self._image_rows(payload)
+        threshold = tensors.number_parameter(payload.parameters, "threshold", float)
+        threshold = 0.5 if threshold is None else threshold
         loop = asyncio.get_running_loop()
         found = await asyncio.wait_for(
-            loop.run_in_executor(None, lambda: p.detect_batch(_decode(images), threshold)), timeout)
+            loop.run_in_executor(None, lambda: p.detect_batch(images, threshold)), timeout)
         most = max((len(f) for f in found), default=0)
         labels = np.full((len(found), most), b"", dtype=object)
         scores = np.zeros((len(found), most), np.float32)
@@ -188,7 +212,7 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
         outputs = []
         for name in names:
             array = arrays[name]
-            classes = tensors.parameter(getattr(requested.get(name), "parameters", None), "classification")
+            classes = tensors.number_parameter(getattr(requested.get(name), "parameters", None), "classification", int)
             if classes:
                 labels = self.predictor.labels if isinstance(self.predictor, Classifier) else None
                 array = tensors.classification(array, int(classes), labels)
@@ -213,26 +237,3 @@ def _check_shape(name: str, expected: Optional[List[int]], shape: Sequence[int])
     if len(shape) != len(expected) or any(e not in (-1, s) for e, s in zip(expected, shape)):
         raise bad_request(f"input {name!r} has shape {list(shape)}; the model takes {expected}")
 
-
-def _image_bytes(payload: InferRequest) -> List[bytes]:
-    """The encoded images of an image model's request: its one BYTES input, one image per row. Over
-    gRPC the rows are the files' bytes; KServe's REST server passes BYTES on as text only, so there
-    each row is the file in base64."""
-    if len(payload.inputs) != 1 or payload.inputs[0].name != IMAGE_INPUT:
-        raise bad_request(f"this model takes one input {IMAGE_INPUT!r} of encoded images (BYTES); the request has "
-                          f"{[i.name for i in payload.inputs]}")
-    images = tensors.as_array(payload.inputs[0], "BYTES").reshape(-1)
-    try:
-        return [base64.b64decode(row, validate=True) if isinstance(row, str) else bytes(row) for row in images]
-    except binascii.Error:
-        raise bad_request(f"input {IMAGE_INPUT!r}: over REST each image is sent in base64") from None
-
-
-def _decode(images: List[bytes]) -> List[Any]:
-    """The decoded images; a row that is not an image is a bad request."""
-    from PIL import UnidentifiedImageError
-
-    try:
-        return decode_images(IMAGE_INPUT, images)
-    except (UnidentifiedImageError, OSError) as error:
-        raise bad_request(f"input {IMAGE_INPUT!r} holds something that is not an image ({error})") from None

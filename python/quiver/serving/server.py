@@ -2,17 +2,23 @@
 health and readiness, and Prometheus metrics (KServe's and Quiver's per-model statistics) at /metrics."""
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator, List, Sequence
+from typing import Any, Iterator, List, Optional, Sequence
 
 from ..errors import InvalidArgumentError
 from ..metrics import prometheus_text
+from .security import Security
 from .settings import ModelSettings
 
 DEFAULT_HTTP_PORT = 8080
 DEFAULT_GRPC_PORT = 8081
+# The runtime's share of the memory the process may use (physical, or the cgroup's limit) unless
+# QUIVER_MEMORY_LIMIT says otherwise: the rest is for requests being decoded and answers being
+# encoded, so that overload is answered 429 by the runtime instead of the kernel's OOM killer.
+RUNTIME_MEMORY_SHARE = 0.75
 
 
 @contextmanager
@@ -26,15 +32,38 @@ def _own_arguments() -> Iterator[None]:
         sys.argv = saved
 
 
-def _check_free(port: int) -> None:
-    """Refuses a port another process listens on before loading anything (the servers would fail later,
-    with a traceback)."""
-    with socket.socket() as probe:
+def _check_free(host: str, port: int) -> None:
+    """Refuses an address that cannot be bound (another process listens there, or the host is not this
+    machine's) before loading anything: the servers would fail later, with a traceback."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            probe.bind(("0.0.0.0", port))
+            probe.bind((host, port))
         except OSError as error:
-            raise InvalidArgumentError.from_message(f"port {port} cannot be served: {error.strerror}") from None
+            raise InvalidArgumentError.from_message(f"{host} port {port} cannot be served: {error.strerror}") from None
+
+
+def _memory_available() -> Optional[int]:
+    """What this process may use: physical memory, or its cgroup's limit where that is lower."""
+    limits = [os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")]
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path, encoding="ascii") as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            limits.append(int(text))
+    return min(limits) if limits[0] > 0 else None
+
+
+def share_memory_with_requests() -> None:
+    """Sets QUIVER_MEMORY_LIMIT to RUNTIME_MEMORY_SHARE of what the process may use, unless it is set:
+    before the models load, since the runtime reads it once, at its first allocation."""
+    available = _memory_available()
+    if "QUIVER_MEMORY_LIMIT" not in os.environ and available:
+        os.environ["QUIVER_MEMORY_LIMIT"] = str(int(available * RUNTIME_MEMORY_SHARE))
 
 
 class StatsCollector:
@@ -63,19 +92,22 @@ def load_models(settings: Sequence[ModelSettings]) -> List[Any]:
 
 
 def serve(settings: Sequence[ModelSettings], http_port: int = DEFAULT_HTTP_PORT,
-          grpc_port: int = DEFAULT_GRPC_PORT, grace_period: int = 30) -> None:
+          grpc_port: int = DEFAULT_GRPC_PORT, grace_period: int = 30, security: Security = Security()) -> None:
     """Loads the models and serves them until SIGINT or SIGTERM; requests in flight then get their
-    answers (up to `grace_period` seconds) before the process ends."""
+    answers (up to `grace_period` seconds) before the process ends. `security` says where the servers
+    listen and what a request needs (docs/serving.rst, Security)."""
     for port in (http_port, grpc_port):
-        _check_free(port)
+        _check_free(security.host, port)
+    share_memory_with_requests()
     models = load_models(settings)
     with _own_arguments():
-        from kserve import ModelServer, model_server
+        from kserve import model_server
         from prometheus_client import REGISTRY
 
         from .errors import ServingError, rest_handler
+        from .kserve_servers import GuardedModelServer
 
     model_server.app.add_exception_handler(ServingError, rest_handler)
     REGISTRY.register(StatsCollector(models))
-    ModelServer(http_port=http_port, grpc_port=grpc_port, enable_latency_logging=False,
-                grace_period=grace_period).start(models)
+    GuardedModelServer(security, http_port=http_port, grpc_port=grpc_port, enable_latency_logging=False,
+                       grace_period=grace_period).start(models)

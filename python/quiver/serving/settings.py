@@ -9,6 +9,7 @@ A settings file is JSON: one model object, or ``{"models": [...]}`` for several.
      "shapes": {"data": [1, 3, 224, 224]},   # compiled at load; the metadata's shapes (batch as -1)
      "dtypes": {"tokens": "int32"},          # inputs taken as other types than float32
      "max_batch_size": 16, "batch_timeout_us": 1000,
+     "max_rows": 16,                         # rows per request (default max_batch_size when batching)
      "options": {"max_inflight": 256},       # any other cached-op flag (`quiver flags`)
      "kwargs": {"synset": "/models/synset.txt"}}   # the kind's own keywords (labels, image settings)
 """
@@ -51,6 +52,7 @@ class ModelSettings:
     dtypes: Dict[str, str] = field(default_factory=dict)
     max_batch_size: int = DEFAULT_MAX_BATCH_SIZE
     batch_timeout_us: int = DEFAULT_BATCH_TIMEOUT_US
+    max_rows: Optional[int] = None
     options: Dict[str, Any] = field(default_factory=dict)
     kwargs: Dict[str, Any] = field(default_factory=dict)
 
@@ -64,10 +66,20 @@ class ModelSettings:
         if self.max_batch_size < 1 or self.batch_timeout_us < 0:
             raise InvalidArgumentError.from_message(
                 f"model {self.name!r}: max_batch_size must be at least 1 and batch_timeout_us not negative")
+        if self.max_rows is not None and self.max_rows < 1:
+            raise InvalidArgumentError.from_message(f"model {self.name!r}: max_rows must be at least 1")
         for input_name, dims in self.shapes.items():
             if not dims or any(int(d) <= 0 for d in dims):
                 raise InvalidArgumentError.from_message(
                     f"model {self.name!r}: shape of {input_name!r} must be positive sizes, not {dims}")
+
+    @property
+    def row_cap(self) -> Optional[int]:
+        """The most rows a request may have: max_rows, else max_batch_size where requests are batched
+        (a larger request would run alone at a row count of its choosing, each new one a compile)."""
+        if self.max_rows is not None:
+            return self.max_rows
+        return self.max_batch_size if self.max_batch_size > 1 else None
 
     @classmethod
     def from_dict(cls, entry: Dict[str, Any]) -> "ModelSettings":

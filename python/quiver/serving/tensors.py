@@ -2,11 +2,14 @@
 classification extension (a requested output's ``classification`` parameter)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+import math
+from typing import Any, Callable, Dict, List, Optional, Sequence, TypeVar
 
 import numpy as np
 
 from .errors import bad_request
+
+Number = TypeVar("Number", int, float)
 
 # v2 datatype names by numpy type.
 DATATYPES = {np.dtype(np.bool_): "BOOL", np.dtype(np.uint8): "UINT8", np.dtype(np.uint16): "UINT16",
@@ -42,6 +45,21 @@ def parameter(parameters: Any, key: str) -> Optional[Any]:
         choice = value.WhichOneof("parameter_choice")
         return getattr(value, choice) if choice else None
     return value
+
+
+def number_parameter(parameters: Any, key: str, kind: Callable[[Any], Number]) -> Optional[Number]:
+    """A numeric request parameter (kind int or float), or None; one that is not a finite number is a
+    bad request."""
+    value = parameter(parameters, key)
+    if value is None:
+        return None
+    try:
+        number = kind(value)
+    except (TypeError, ValueError, OverflowError):
+        raise bad_request(f"request parameter {key!r} must be a number, not {value!r}") from None
+    if not math.isfinite(number):
+        raise bad_request(f"request parameter {key!r} must be finite, not {value!r}")
+    return number
 
 
 def classification(scores: np.ndarray, count: int, labels: Optional[Sequence[str]]) -> np.ndarray:

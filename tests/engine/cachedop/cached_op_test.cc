@@ -3,6 +3,7 @@
 #include <oneapi/dnnl/dnnl_threadpool.h>
 
 #include <catch2/catch.hpp>
+#include <future>
 
 #include "graph/symbol_json.h"
 
@@ -50,6 +51,33 @@ TEST_CASE("static_shape fixes the shapes of the first invocation", "[cachedop]")
     REQUIRE(std::string(e.what()).find("(2, 3, 10, 10)") != std::string::npos);
   }
   REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());
+}
+
+TEST_CASE("an invocation over max_inflight is refused before its shape is compiled", "[cachedop]") {
+  NDArrayPtr w = NDArray::Create({8, 3, 3, 3}, DType::kFloat32);
+  auto op = CachedOp::Create(ParseSymbolJson(kConvRelu), {{"w", w}},
+                             CachedOpOptions::Parse({{"max_inflight", "1"}}, true));
+  // An input whose producer is held: the invocation reading it stays in flight until it is let go.
+  NDArrayPtr held = NDArray::Create({1, 3, 10, 10}, DType::kFloat32);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  Engine::Get().Push([released] { released.wait(); }, {}, {held->var()});
+  std::vector<NDArrayPtr> first, second;
+  op->Invoke({held}, &first);
+  const size_t plans = op->statistics().plans_cached;
+  try {
+    op->Invoke({NDArray::Create({2, 3, 12, 12}, DType::kFloat32)}, &second);
+    FAIL("a second invocation was admitted");
+  } catch (const Error& e) {
+    CHECK(e.status() == Status::kBusy);
+  }
+  CHECK(op->statistics().plans_cached == plans);  // nothing compiled for the refused shape
+  CHECK(second.empty());                           // nor any output allocated
+  release.set_value();
+  REQUIRE(Engine::Get().WaitToRead(first[0]->var()).ok());
+  op->Invoke({NDArray::Create({2, 3, 12, 12}, DType::kFloat32)}, &second);  // admitted again
+  REQUIRE(Engine::Get().WaitToRead(second[0]->var()).ok());
+  CHECK(op->statistics().plans_cached == plans + 1);
 }
 
 TEST_CASE("flag cuda_graphs: true, false or required on any device, anything else refused", "[cachedop]") {

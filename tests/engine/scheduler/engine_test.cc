@@ -1,10 +1,13 @@
 #include "scheduler/engine.h"
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -143,6 +146,59 @@ TEST_CASE("OnReady runs once: inline when ready, on the callback thread otherwis
   for (int i = 0; i < 2000 && calls == 0; ++i) std::this_thread::sleep_for(1ms);
   REQUIRE(calls == 1);
   REQUIRE(status == Status::kInternal);
+}
+
+TEST_CASE("a wait inside a ready callback is refused instead of blocking the callback thread", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr first = engine.NewVar(), second = engine.NewVar(), ready = engine.NewVar();
+  Gate gate_first, gate_second;
+  engine.Push([&] { gate_first.Wait(); }, {}, {first});
+  engine.Push([&] { gate_second.Wait(); }, {}, {second});
+  std::mutex mu;
+  std::condition_variable cv;
+  bool ran = false;
+  Failure pending_wait, ready_wait;
+  std::string wait_all;
+  engine.OnReady(first, [&](const Failure&) {
+    pending_wait = engine.WaitToRead(second);  // `second` is held: this would never return
+    ready_wait = engine.WaitToRead(ready);     // nothing pending: answered at once
+    try {
+      engine.WaitAll();
+    } catch (const Error& e) {
+      wait_all = e.what();
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    ran = true;
+    cv.notify_all();
+  });
+  gate_first.Open();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    REQUIRE(cv.wait_for(lock, 10s, [&] { return ran; }));
+  }
+  CHECK(pending_wait.status == Status::kInvalidArgument);
+  CHECK(pending_wait.message.find("callback thread") != std::string::npos);
+  CHECK(ready_wait.ok());
+  CHECK(wait_all.find("inside a ready callback") != std::string::npos);
+  gate_second.Open();
+  CHECK(engine.WaitToRead(second).ok());
+  engine.WaitAll();
+}
+
+TEST_CASE("ready callbacks registered from ready callbacks run one after another, not nested", "[scheduler]") {
+  Engine& engine = Engine::Get();
+  VarPtr ready = engine.NewVar();
+  constexpr int kChain = 200000;  // nested, this many frames would overflow the stack
+  int depth = 0, deepest = 0, calls = 0;
+  std::function<void(const Failure&)> link = [&](const Failure&) {
+    ++depth;
+    deepest = std::max(deepest, depth);
+    if (++calls < kChain) engine.OnReady(ready, link);
+    --depth;
+  };
+  engine.OnReady(ready, link);
+  CHECK(calls == kChain);
+  CHECK(deepest == 1);
 }
 
 TEST_CASE("WaitAll waits for everything pushed", "[scheduler]") {

@@ -1,7 +1,6 @@
 package io.quiver.infer;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -127,14 +126,15 @@ public class Classifier implements AutoCloseable {
 
   /** The labels of {@code synset.txt} beside the model, or null when there is none. */
   static List<String> synsetIfPresent(String modelPrefix) {
-    final byte[] synset = ModelFiles.readIfPresent(synsetBeside(modelPrefix), "synset file");
-    return synset == null ? null : labels(synset);
+    final String location = synsetBeside(modelPrefix);
+    final byte[] synset = ModelFiles.readIfPresent(location, "synset file");
+    return synset == null ? null : labels(synset, location);
   }
 
   /** Labels from a synset file: one per line, in class order; blank lines are skipped. */
   public static List<String> readSynset(Path path) {
     try {
-      return labels(Files.readAllBytes(path));
+      return labels(Files.readAllBytes(path), path.toString());
     } catch (NoSuchFileException e) {
       throw new QuiverException(QuiverException.NOT_FOUND, "synset file not found: " + path);
     } catch (IOException e) {
@@ -147,11 +147,11 @@ public class Classifier implements AutoCloseable {
    * {@link Predictor#Predictor(String, int, List)}): {@code hdfs://}, {@code s3a://}, {@code https://}, ...
    */
   public static List<String> readSynset(String location) {
-    return labels(ModelFiles.read(location, "synset file"));
+    return labels(ModelFiles.read(location, "synset file"), location);
   }
 
-  private static List<String> labels(byte[] synset) {
-    return new String(synset, StandardCharsets.UTF_8).lines()
+  private static List<String> labels(byte[] synset, String location) {
+    return ModelFiles.text(synset, "synset file", location).lines()
         .filter(line -> !line.isBlank())
         .collect(Collectors.toUnmodifiableList());
   }

@@ -122,7 +122,7 @@ public class Predictor implements AutoCloseable {
     }
     final String uri = modelPrefix + "-symbol.json";
     return out -> QuiverCapi.QvSymbolCreateFromJSON(
-        new String(ModelFiles.read(uri, "symbol file"), StandardCharsets.UTF_8), out);
+        ModelFiles.text(ModelFiles.read(uri, "symbol file"), "symbol file", uri), out);
   }
 
   private static ParamsSource paramsAt(String modelPrefix, int epoch) {

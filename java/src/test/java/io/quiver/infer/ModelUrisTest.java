@@ -2,6 +2,7 @@ package io.quiver.infer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,12 +14,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.PrivilegedExceptionAction;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.KeyManagerFactory;
@@ -151,6 +154,69 @@ class ModelUrisTest {
     }
   }
 
+  @Test
+  void messagesShowLocationsWithoutCredentialsOrQueries() {
+    assertEquals("https://host:8443/m/net?...", ModelFiles.redact("https://user:pa55@host:8443/m/net?sig=abc#f"));
+    assertEquals("s3a://bucket/net", ModelFiles.redact("s3a://key:secret@bucket/net"));
+    assertEquals("/models/a@b/net", ModelFiles.redact("/models/a@b/net"));
+    final QuiverException refused = assertThrows(QuiverException.class,
+        () -> new Predictor("https://user:pa55@127.0.0.1:1/models/tiny?token=t0k3n", 0, List.of()));
+    assertFalse(refused.getMessage().contains("pa55") || refused.getMessage().contains("t0k3n"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("https://127.0.0.1:1/models/tiny?..."), refused.getMessage());
+  }
+
+  @Test
+  void urlCredentialsGoToTheirHostOnlyAndHttpsNeverRedirectsToHttp() throws Exception {
+    final Path root = tmp.resolve("site");
+    modelDir(root.resolve("models"));
+    final KeyStore keys = selfSigned(tmp.resolve("server.p12"));
+    final HttpsServer server = serve(root, keys);
+    final SSLContext defaultContext = SSLContext.getDefault();
+    try {
+      SSLContext.setDefault(trusting(keys));
+      final String authority = "127.0.0.1:" + server.getAddress().getPort();
+      SEEN.clear();
+      checkTiny("https://reader:pa%3A55@" + authority + "/models/tiny");
+      final String basic = "Basic " + Base64.getEncoder().encodeToString("reader:pa:55".getBytes(StandardCharsets.UTF_8));
+      assertTrue(SEEN.stream().allMatch(seen -> seen.equals("/models " + basic)), SEEN.toString());
+      SEEN.clear();
+      try (Predictor p = new Predictor("https://reader:pw@" + authority + "/elsewhere/models/tiny", 0, List.of())) {
+        assertEquals(1, p.inputNames().size());
+      }
+      assertTrue(SEEN.stream().filter(seen -> seen.startsWith("/models")).allMatch(seen -> seen.equals("/models null")),
+          SEEN.toString());
+      final QuiverException down = assertThrows(QuiverException.class,
+          () -> new Predictor("https://" + authority + "/down/models/tiny", 0, List.of()));
+      assertTrue(down.getMessage().endsWith("a redirect from https to http is refused"), down.getMessage());
+    } finally {
+      SSLContext.setDefault(defaultContext);
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void aServerThatNeverAnswersFailsTheReadInTime() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      System.setProperty(ModelFiles.TIMEOUT_PROPERTY, "1");
+      final long start = System.nanoTime();
+      final QuiverException timedOut = assertThrows(QuiverException.class,
+          () -> new Predictor("http://127.0.0.1:" + silent.getLocalPort() + "/models/tiny", 0, List.of()));
+      assertTrue(timedOut.getMessage().contains("HttpTimeoutException"), timedOut.getMessage());
+      assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30));
+    } finally {
+      System.clearProperty(ModelFiles.TIMEOUT_PROPERTY);
+    }
+  }
+
+  @Test
+  void textThatIsNotUtf8IsAParseError() throws IOException {
+    final Path synset = tmp.resolve("latin1.txt");
+    Files.write(synset, "caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+    final QuiverException local = assertThrows(QuiverException.class, () -> Classifier.readSynset(synset));
+    assertEquals(QuiverException.PARSE, local.code());
+    assertTrue(local.getMessage().contains("is not UTF-8 text"), local.getMessage());
+  }
+
   // -- helpers ---------------------------------------------------------------------------------
 
   /** A Classifier at the prefix gives the local model's outputs, labelled by the synset beside it. */
@@ -219,7 +285,13 @@ class ModelUrisTest {
     return context;
   }
 
-  /** An HTTPS server on loopback serving {@code root}'s files; anything under /private/ is forbidden. */
+  /** "FIRST_FOLDER AUTHORIZATION" of each request {@link #serve}'s server saw. */
+  private static final List<String> SEEN = java.util.Collections.synchronizedList(new ArrayList<>());
+
+  /**
+   * An HTTPS server on loopback serving {@code root}'s files; anything under /private/ is forbidden,
+   * /down/X redirects to http://, /elsewhere/X to the same server under the host name localhost.
+   */
   private static HttpsServer serve(Path root, KeyStore keys) throws Exception {
     final KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
     kmf.init(keys, "changeit".toCharArray());
@@ -231,7 +303,16 @@ class ModelUrisTest {
       try (exchange) {
         final String path = exchange.getRequestURI().getPath();
         final Path file = root.resolve(path.substring(1)).normalize();
-        if (path.startsWith("/private/")) {
+        final int folderEnd = path.indexOf('/', 1);
+        SEEN.add((folderEnd < 0 ? path : path.substring(0, folderEnd)) + " "
+            + exchange.getRequestHeaders().getFirst("Authorization"));
+        if (path.startsWith("/down/") || path.startsWith("/elsewhere/")) {
+          final boolean down = path.startsWith("/down/");
+          final String rest = path.substring(path.indexOf('/', 1));
+          exchange.getResponseHeaders().add("Location", (down ? "http://127.0.0.1:" : "https://localhost:")
+              + exchange.getLocalAddress().getPort() + rest);
+          respond(exchange, 302, new byte[0]);
+        } else if (path.startsWith("/private/")) {
           respond(exchange, 403, new byte[0]);
         } else if (file.startsWith(root) && Files.isRegularFile(file)) {
           respond(exchange, 200, Files.readAllBytes(file));
