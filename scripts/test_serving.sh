@@ -13,4 +13,4 @@ python="$(bash scripts/setup_serving_venv.sh)"
 PYTHONPATH="$(bash scripts/build_python_overlay.sh serving)"
 export PYTHONPATH
 cd tests/serving
-"$python" -m pytest -q -p no:cacheprovider "$@" .
+"$python" -m pytest -q -rs -p no:cacheprovider "$@" .  # -rs: say why anything skipped

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/fault_injection.h"
 #include "tensor/huge_pages.h"
+#include "tensor/memory_limit.h"
 #include "tensor/memory_stats.h"
 
 namespace qv {
@@ -29,23 +30,6 @@ size_t CgroupMemoryLimit() {
   return SIZE_MAX;
 }
 
-// QUIVER_MEMORY_LIMIT: bytes, or with a K, M or G suffix (powers of 1024); SIZE_MAX when unset or
-// unreadable.
-size_t LimitFromEnvironment() {
-  const char* text = std::getenv("QUIVER_MEMORY_LIMIT");
-  if (text == nullptr) return SIZE_MAX;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(text, &end, 10);
-  if (end == text || value == 0) return SIZE_MAX;
-  int shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10;
-  else if (*end == 'M' || *end == 'm') shift = 20;
-  else if (*end == 'G' || *end == 'g') shift = 30;
-  if (shift != 0) ++end;
-  if (*end != '\0' || value > (SIZE_MAX >> shift)) return SIZE_MAX;
-  return static_cast<size_t>(value) << shift;
-}
-
 }  // namespace
 
 size_t Storage::MaxBytes() {
@@ -53,7 +37,8 @@ size_t Storage::MaxBytes() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const size_t physical =
         pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : SIZE_MAX;
-    return std::min({physical, CgroupMemoryLimit(), LimitFromEnvironment()});
+    const size_t available = std::min(physical, CgroupMemoryLimit());
+    return std::min(available, ParseMemoryLimit(std::getenv("QUIVER_MEMORY_LIMIT"), available));
   }();
   return bytes;
 }

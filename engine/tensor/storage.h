@@ -15,7 +15,7 @@ class Storage {
   // before trying when the runtime's storage would exceed MaxBytes().
   static std::shared_ptr<Storage> Allocate(size_t bytes);
   // The most bytes of storage the runtime holds at once: physical memory, this process's cgroup memory
-  // limit, or QUIVER_MEMORY_LIMIT (bytes, or with a K, M or G suffix), whichever is smallest. Linux
+  // limit, or QUIVER_MEMORY_LIMIT (tensor/memory_limit.h: bytes, K/M/G, or a %), whichever is smallest. Linux
   // overcommits, so a larger allocation may "succeed" and the process be killed when the pages are
   // touched: such sizes are refused up front instead.
   static size_t MaxBytes();

@@ -23,7 +23,7 @@ import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Tuple
 
 from .errors import InvalidArgumentError, NotFoundError, ParseError, UnsupportedError
 
@@ -42,6 +42,15 @@ MAX_REMOTE_BYTES = 8 << 30
 _CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
 
 
+def _split_url(url: str) -> Tuple[str, str, str, str]:
+    """(scheme, user info, host[:port], the rest from the path's slash) of scheme://user@host/path?q, taken
+    apart without validating anything: error messages are made of it."""
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    user, _, host = authority.rpartition("@")
+    return scheme, user, host, slash + path
+
+
 def redact(location: str) -> str:
     """`location` as messages show it: without a user or password, and without the query and fragment
     (where signed URLs carry their tokens)."""
@@ -51,11 +60,9 @@ def redact(location: str) -> str:
     def one(part: str) -> str:
         if "://" not in part:
             return part
-        scheme, _, rest = part.partition("://")
-        authority, slash, path = rest.partition("/")
+        scheme, _, host, path = _split_url(part)
         path, query, _ = path.partition("?")
-        path = path.partition("#")[0]
-        return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}{'?...' if query else ''}"
+        return f"{scheme}://{host}{path.partition('#')[0]}{'?...' if query else ''}"
 
     return "::".join(one(part) for part in location.split("::"))
 
@@ -138,7 +145,7 @@ class _SafeRedirects(urllib.request.HTTPRedirectHandler):
             raise urllib.error.HTTPError(req.full_url, code, f"a redirect from https to {new.scheme or 'a relative'} "
                                          "URL is refused", headers, fp)
         redirected = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if redirected is not None and new.netloc.rpartition("@")[2].lower() != old.netloc.rpartition("@")[2].lower():
+        if redirected is not None and _split_url(newurl)[2].lower() != _split_url(req.full_url)[2].lower():
             for name in [n for n in redirected.headers if n.lower() in _CREDENTIAL_HEADERS]:
                 del redirected.headers[name]
         return redirected
@@ -152,14 +159,12 @@ def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[
     if options:
         raise InvalidArgumentError.from_message(
             f"{shown}: URLs take storage_options 'headers' and 'max_bytes' only, not {sorted(map(str, options))}")
-    scheme, _, rest = url.partition("://")
-    authority, slash, path = rest.partition("/")
-    user, at, host = authority.rpartition("@")
-    if at:  # credentials in the URL: basic authentication for this host, not a part of the address
+    scheme, user, host, path = _split_url(url)
+    if user:  # credentials in the URL: basic authentication for this host, not a part of the address
         name, _, password = user.partition(":")
         pair = f"{urllib.parse.unquote(name)}:{urllib.parse.unquote(password)}".encode()
         headers["Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
-        url = f"{scheme}://{host}{slash}{path}"
+        url = f"{scheme}://{host}{path}"
     # A context per request: the trust store as configured now (SSL_CERT_FILE), not at first use.
     opener = urllib.request.build_opener(urllib.request.HTTPSHandler(context=ssl.create_default_context()),
                                          _SafeRedirects())
@@ -180,13 +185,13 @@ def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[
                     raise InvalidArgumentError.from_message(
                         f"the {what} {shown} is more than the {limit} bytes allowed (storage_options max_bytes)")
                 chunks.append(chunk)
+    except InvalidArgumentError:
+        raise
     except urllib.error.HTTPError as error:
         if error.code in (404, 410):
             return None
         raise NotFoundError.from_message(f"cannot read the {what} {shown}: HTTP {error.code} {error.reason}") from None
     except (urllib.error.URLError, OSError, ValueError) as error:  # ValueError: an address urllib cannot parse
-        if isinstance(error, InvalidArgumentError):
-            raise
         reason = getattr(error, "reason", None) or error
         raise NotFoundError.from_message(f"cannot read the {what} {shown}: {reason}") from None
 

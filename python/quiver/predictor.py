@@ -296,9 +296,10 @@ class Predictor:
         else:
             # A new shape is compiled by the submission, which then takes a while: off the event loop.
             native = await loop.run_in_executor(None, self._submit, arrays, timeout, priority)
-            if len(self._submitted_shapes) >= _MAX_REMEMBERED_SHAPES:
-                self._submitted_shapes.clear()
-            self._submitted_shapes.add(shapes)
+            if shapes is not None:
+                if len(self._submitted_shapes) >= _MAX_REMEMBERED_SHAPES:
+                    self._submitted_shapes.clear()
+                self._submitted_shapes.add(shapes)
         future = Future(native, arrays, self._unpack, _converter("host"))
         waiter = loop.create_future()
 

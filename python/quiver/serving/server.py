@@ -6,7 +6,7 @@ import os
 import socket
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Iterator, List, Sequence
 
 from ..errors import InvalidArgumentError
 from ..metrics import prometheus_text
@@ -44,26 +44,10 @@ def _check_free(host: str, port: int) -> None:
             raise InvalidArgumentError.from_message(f"{host} port {port} cannot be served: {error.strerror}") from None
 
 
-def _memory_available() -> Optional[int]:
-    """What this process may use: physical memory, or its cgroup's limit where that is lower."""
-    limits = [os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")]
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path, encoding="ascii") as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if text.isdigit():
-            limits.append(int(text))
-    return min(limits) if limits[0] > 0 else None
-
-
 def share_memory_with_requests() -> None:
-    """Sets QUIVER_MEMORY_LIMIT to RUNTIME_MEMORY_SHARE of what the process may use, unless it is set:
-    before the models load, since the runtime reads it once, at its first allocation."""
-    available = _memory_available()
-    if "QUIVER_MEMORY_LIMIT" not in os.environ and available:
-        os.environ["QUIVER_MEMORY_LIMIT"] = str(int(available * RUNTIME_MEMORY_SHARE))
+    """QUIVER_MEMORY_LIMIT as RUNTIME_MEMORY_SHARE of what the process may use, unless it is set: before
+    the models load, since the runtime reads it once, at its first allocation."""
+    os.environ.setdefault("QUIVER_MEMORY_LIMIT", f"{round(RUNTIME_MEMORY_SHARE * 100)}%")
 
 
 class StatsCollector:
