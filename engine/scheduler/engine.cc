@@ -43,17 +43,17 @@ struct Opr {
 namespace {
 
 thread_local bool t_on_engine_thread = false;
-// The callback thread runs every deferred OnReady callback, one at a time: a callback that waits there
-// for work whose own callbacks are queued behind it would wait for ever.
+// The callback thread runs every deferred OnReady callback, one at a time. WaitToRead there is fine (the
+// workers finish the work), but WaitAll also waits for the callbacks, the running one included: for ever.
 thread_local bool t_on_callback_thread = false;
 // Ready callbacks started inline by OnReady on this thread and not yet returned, and the ones that
 // they registered on ready variables meanwhile: run one after another, not nested (a chain of them
 // would otherwise grow the stack without bound).
 thread_local std::deque<std::pair<Engine::ReadyCallback, Failure>>* t_trampoline = nullptr;
 
-const char kWaitInCallback[] =
-    "cannot wait inside a ready callback: callbacks run on the runtime's one callback thread, which the "
-    "wait would block; register another callback (QvNDArrayOnReady) instead";
+const char kWaitAllInCallback[] =
+    "cannot wait for all work inside a ready callback: that includes the callbacks, this one among them; "
+    "wait for the arrays it needs (QvNDArrayWaitToRead) or register another callback instead";
 
 class ThreadedEngine final : public Engine {
  public:
@@ -80,7 +80,6 @@ class ThreadedEngine final : public Engine {
 
   Failure WaitToRead(const VarPtr& var) override {
     std::unique_lock<std::mutex> lock(mu_);
-    if (t_on_callback_thread && var->pending_writes != 0) return Failure{Status::kInvalidArgument, kWaitInCallback};
     var->changed.wait(lock, [&] { return var->pending_writes == 0; });
     return var->failure;
   }
@@ -99,7 +98,7 @@ class ThreadedEngine final : public Engine {
   }
 
   void WaitAll() override {
-    Check(!t_on_callback_thread, Status::kInvalidArgument, kWaitInCallback);
+    Check(!t_on_callback_thread, Status::kInvalidArgument, kWaitAllInCallback);
     std::unique_lock<std::mutex> lock(mu_);
     all_done_.wait(lock, [&] { return outstanding_ == 0 && callbacks_.empty() && !callback_running_; });
   }

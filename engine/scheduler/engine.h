@@ -52,7 +52,7 @@ class Engine {
   // Waits for the writes pushed so far to `var`; returns the failure recorded on it (ok() if none).
   virtual Failure WaitToRead(const VarPtr& var) = 0;
   // Runs `callback` once `var` is readable: now on this thread if it already is (after the callback the
-  // thread runs, if it is inside one), else on the callback thread, where waits are refused (engine.cc).
+  // thread runs, if it is inside one), else on the callback thread, where WaitAll is refused (engine.cc).
   virtual void OnReady(const VarPtr& var, ReadyCallback callback) = 0;
   // Waits until every piece of work pushed so far has finished and its OnReady callbacks have run.
   virtual void WaitAll() = 0;
