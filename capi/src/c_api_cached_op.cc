@@ -147,7 +147,8 @@ int QvCachedOpGetStats(QvCachedOpHandle op, const char** json) {
          {{"count", c.queue_wait_count}, {"p50", c.queue_wait_p50_us}, {"p90", c.queue_wait_p90_us},
           {"p99", c.queue_wait_p99_us}}},
         {"run_us", {{"count", c.run_count}, {"p50", c.run_p50_us}, {"p90", c.run_p90_us}, {"p99", c.run_p99_us}}},
-        {"batches", {{"count", c.batches}, {"rows", c.batch_rows}, {"padding_rows", c.padding_rows}, {"sizes", sizes}}},
+        {"batches", {{"count", c.batches}, {"rows", c.batch_rows}, {"padding_rows", c.padding_rows}, {"sizes", sizes},
+          {"oversize", c.oversize_batches}}},
         {"plans", {{"compiled", c.plans_compiled}, {"cached", s.plans_cached}, {"evicted", s.plans_evicted}}}};
     thread_local std::string text;
     text = stats.dump();

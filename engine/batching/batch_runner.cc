@@ -72,7 +72,7 @@ void BatchRunner::Run(const std::vector<RequestPtr>& batch, std::function<void()
     const std::vector<TensorType> types = MergedTypes(live, padded);
     CompileRowCounts(types);
     plan = plans_(types);
-    statistics_.Batched(rows, padded);
+    statistics_.Batched(rows, padded, options_.max_batch_size);
   } catch (...) {
     done();
     EndInvocation(requests, FailureFromCurrentException());

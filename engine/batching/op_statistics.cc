@@ -51,12 +51,15 @@ void OpStatistics::Ended(const Failure& ended) {
   }
 }
 
-void OpStatistics::Batched(int64_t rows, int64_t padded_rows) {
+void OpStatistics::Batched(int64_t rows, int64_t padded_rows, int64_t max_batch_size) {
   std::lock_guard<std::mutex> lock(batches_mu_);
   ++batches_;
   batch_rows_ += static_cast<uint64_t>(rows);
   padding_rows_ += static_cast<uint64_t>(padded_rows - rows);
-  ++batch_sizes_[rows];
+  if (rows > max_batch_size)
+    ++oversize_batches_;
+  else
+    ++batch_sizes_[rows];
 }
 
 OpStatistics::Snapshot OpStatistics::Read() const {
@@ -81,6 +84,7 @@ OpStatistics::Snapshot OpStatistics::Read() const {
   s.batch_rows = batch_rows_;
   s.padding_rows = padding_rows_;
   s.batch_sizes = batch_sizes_;
+  s.oversize_batches = oversize_batches_;
   return s;
 }
 

@@ -45,7 +45,8 @@ class OpStatistics {
     uint64_t queue_wait_count = 0, queue_wait_p50_us = 0, queue_wait_p90_us = 0, queue_wait_p99_us = 0;
     uint64_t run_count = 0, run_p50_us = 0, run_p90_us = 0, run_p99_us = 0;
     uint64_t batches = 0, batch_rows = 0, padding_rows = 0;
-    std::map<int64_t, uint64_t> batch_sizes;  // requests' rows per batch -> batches
+    std::map<int64_t, uint64_t> batch_sizes;  // requests' rows per batch (at most max_batch_size) -> batches
+    uint64_t oversize_batches = 0;            // batches of one request over max_batch_size, run alone
     uint64_t plans_compiled = 0;
   };
 
@@ -55,8 +56,10 @@ class OpStatistics {
   void Ended(const Failure& ended);
   void QueueWaited(std::chrono::steady_clock::duration waited) { queue_wait_.Record(waited); }
   void Ran(std::chrono::steady_clock::duration took) { run_.Record(took); }
-  // A batch of `rows` requests' rows ran padded to `padded_rows`.
-  void Batched(int64_t rows, int64_t padded_rows);
+  // A batch of `rows` requests' rows ran padded to `padded_rows`. Batches over `max_batch_size` (one
+  // request too large to share a run) are counted together, so that a request's row count cannot add
+  // a series of its own: batch_sizes has at most max_batch_size entries.
+  void Batched(int64_t rows, int64_t padded_rows, int64_t max_batch_size);
   void PlanCompiled() { plans_compiled_.fetch_add(1, std::memory_order_relaxed); }
 
   Snapshot Read() const;
@@ -67,7 +70,7 @@ class OpStatistics {
   std::atomic<uint64_t> plans_compiled_{0};
   DurationHistogram queue_wait_, run_;
   mutable std::mutex batches_mu_;
-  uint64_t batches_ = 0, batch_rows_ = 0, padding_rows_ = 0;  // guarded by batches_mu_
+  uint64_t batches_ = 0, batch_rows_ = 0, padding_rows_ = 0, oversize_batches_ = 0;  // guarded by batches_mu_
   std::map<int64_t, uint64_t> batch_sizes_;                    // guarded by batches_mu_
 };
 

@@ -9,8 +9,9 @@ filesystem package of the scheme (s3fs for ``s3://``, gcsfs, adlfs, ...). Failur
 without its user, password or query (``redact``).
 
 URLs: a user and password in the URL are sent as basic authentication to that host only; redirects
-never go from https to http, and never carry ``Authorization`` or ``Cookie`` to another host; a file
-may have at most ``MAX_REMOTE_BYTES`` (``storage_options={"max_bytes": N}`` changes it).
+never go from https to http, and never carry ``Authorization`` or ``Cookie`` to another host. A remote
+file (URL or fsspec) may have at most ``MAX_REMOTE_BYTES`` (``storage_options={"max_bytes": N}``
+changes it), refused from its declared size before it is read where the server or filesystem gives one.
 """
 from __future__ import annotations
 
@@ -203,12 +204,25 @@ def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> O
         raise UnsupportedError.from_message(
             f"reading {redact(location)} needs fsspec and its package for the scheme (pip install 'quiver[fsspec]' "
             "s3fs, gcsfs, adlfs, ...); local paths, file:// and https:// URIs need neither") from None
+    options = dict(storage_options or {})
+    limit = int(options.pop("max_bytes", MAX_REMOTE_BYTES))
     try:
-        fs, path = fsspec.core.url_to_fs(location, **dict(storage_options or {}))
-        data: bytes = fs.cat_file(path)
+        fs, path = fsspec.core.url_to_fs(location, **options)
+        declared = fs.size(path)  # None where the filesystem does not say
+        if declared is not None and declared > limit:
+            raise InvalidArgumentError.from_message(
+                f"the {what} {redact(location)} is {declared} bytes, more than the {limit} allowed "
+                "(storage_options max_bytes)")
+        with fs.open(path, "rb") as file:
+            data: bytes = file.read(limit + 1)
+        if len(data) > limit:
+            raise InvalidArgumentError.from_message(
+                f"the {what} {redact(location)} is more than the {limit} bytes allowed (storage_options max_bytes)")
         return data
     except FileNotFoundError:
         return None
+    except InvalidArgumentError:
+        raise
     except ImportError as error:  # fsspec knows the scheme, its package is not installed
         raise UnsupportedError.from_message(f"reading {redact(location)}: {error}") from None
     except ValueError as error:  # a scheme fsspec does not know

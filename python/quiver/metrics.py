@@ -4,7 +4,8 @@
     body = prometheus_text({"resnet": resnet.stats(), "bert": bert.stats()})
 
 Counters end in ``_total``; queue waits and run times are summaries in seconds (quantiles 0.5, 0.9 and
-0.99, and a count); batch sizes are one counter per size. Every series carries a ``model`` label."""
+0.99, and a count); batch sizes are one counter per size up to max_batch_size, and one for the requests
+over it (each run alone). Every series carries a ``model`` label."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
@@ -19,6 +20,8 @@ _PER_MODEL = (
      ("requests", "rejected_busy")),
     ("quiver_batch_padding_rows_total", "counter", "Zero rows added to batches to reach a compiled size.",
      ("batches", "padding_rows")),
+    ("quiver_batches_oversize_total", "counter", "Requests over max_batch_size, each run alone.",
+     ("batches", "oversize")),
     ("quiver_plans_compiled_total", "counter", "Plans compiled (one per input shape).", ("plans", "compiled")),
     ("quiver_plans_evicted_total", "counter", "Plans dropped by the max_plans bound.", ("plans", "evicted")),
     ("quiver_plans_cached", "gauge", "Plans kept now.", ("plans", "cached")),

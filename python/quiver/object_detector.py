@@ -1,13 +1,14 @@
 """ObjectDetector: boxes, labels and scores in image pixel coordinates from detection models."""
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from .classifier import Labels, load_synset, synset_beside
-from .errors import InvalidArgumentError, ShapeError
+from .errors import DeadlineExceededError, InvalidArgumentError, ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, model_image_size,
                     size_short_within)
 from .image_limits import ImageLimits
@@ -66,24 +67,28 @@ class ObjectDetector(Predictor):
         self.transform = ImageTransform(size, None, tuple(mean), tuple(std), image_limits)
         self._within = (short, max_size, stride) if short is not None else None
 
-    def detect(self, image: ImageLike, threshold: float = 0.5) -> List[Detection]:
+    def detect(self, image: ImageLike, threshold: float = 0.5, *, timeout: Optional[float] = None,
+               priority: int = 0) -> List[Detection]:
         """``[(label, score, (xmin, ymin, xmax, ymax)), ...]`` with score >= threshold, best first,
-        in the pixel coordinates of `image`."""
-        return self.detect_batch([image], threshold)[0]
+        in the pixel coordinates of `image`. `timeout` (seconds, counted from this call: decoding
+        included) and `priority` are predict()'s."""
+        return self.detect_batch([image], threshold, timeout=timeout, priority=priority)[0]
 
-    def detect_batch(self, images: Sequence[ImageLike], threshold: float = 0.5) -> List[List[Detection]]:
+    def detect_batch(self, images: Sequence[ImageLike], threshold: float = 0.5, *,
+                     timeout: Optional[float] = None, priority: int = 0) -> List[List[Detection]]:
         """detect() for several images at once (one batch)."""
-        return self._detect(images, threshold, None)
+        return self._detect(images, threshold, None, timeout, priority)
 
-    def detect_instances(self, image: ImageLike, threshold: float = 0.5,
-                         mask_threshold: float = 0.5) -> List[Instance]:
+    def detect_instances(self, image: ImageLike, threshold: float = 0.5, mask_threshold: float = 0.5, *,
+                         timeout: Optional[float] = None, priority: int = 0) -> List[Instance]:
         """detect()'s detections, each with its mask over `image`: the model's mask probabilities
         stretched over the detection's box (bilinear), above `mask_threshold`. For models with a mask
         output (Mask R-CNN)."""
-        return self._detect([image], threshold, mask_threshold)[0]
+        return self._detect([image], threshold, mask_threshold, timeout, priority)[0]
 
-    def _detect(self, images: Sequence[ImageLike], threshold: float,
-                mask_threshold: Optional[float]) -> List[List[Any]]:
+    def _detect(self, images: Sequence[ImageLike], threshold: float, mask_threshold: Optional[float],
+                timeout: Optional[float], priority: int) -> List[List[Any]]:
+        deadline = None if timeout is None else time.monotonic() + timeout
         # One image decoded at a time: each becomes its input (its own size with `short`) at once.
         sizes: List[Tuple[int, int]] = []
         image_sizes: List[Tuple[int, int]] = []
@@ -97,7 +102,8 @@ class ObjectDetector(Predictor):
         found: List[List[Any]] = [[] for _ in pixels]
         for size in dict.fromkeys(sizes):
             members = [i for i, s in enumerate(sizes) if s == size]
-            rows = _rows(self.predict(in_layout(np.stack([pixels[i] for i in members]), self.input_desc())))
+            batch = in_layout(np.stack([pixels[i] for i in members]), self.input_desc())
+            rows = _rows(self.predict(batch, timeout=_remaining(deadline, timeout), priority=priority))
             if mask_threshold is not None and rows[0][4] is None:
                 raise ShapeError.from_message("the model has no mask output: detect_instances() needs a "
                                               "fourth output (N, K, mh, mw), as Mask R-CNN gives")
@@ -136,6 +142,16 @@ class ObjectDetector(Predictor):
                 found.append((label, float(score), box, mask))
         found.sort(key=lambda d: -d[1])
         return found
+
+
+def _remaining(deadline: Optional[float], timeout: Optional[float]) -> Optional[float]:
+    """The seconds left before `deadline` (None: no deadline); past it, DeadlineExceededError."""
+    if deadline is None:
+        return None
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlineExceededError.from_message(f"the detection's timeout ({timeout} s) passed before its run")
+    return left
 
 
 def _paste_mask(mask: np.ndarray, box: Box, image_shape: Tuple[int, int]) -> np.ndarray:

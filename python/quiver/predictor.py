@@ -53,8 +53,9 @@ class Predictor:
         static_shape: True fixes the input shapes at the first prediction.
         options: further ``QvCreateCachedOpEx`` flags (string keys; values are converted to strings).
         storage_options: for URIs read through fsspec, its filesystem's options
-            (``{"endpoint_url": ..., "anon": True}`` for s3fs, ...); for URLs, ``{"headers": {...}}``.
-            They also serve ``synset.txt`` beside the model.
+            (``{"endpoint_url": ..., "anon": True}`` for s3fs, ...); for URLs, ``{"headers": {...}}``;
+            for both, ``"max_bytes"``: the most a remote file may have (default 8 GiB). They also serve
+            ``synset.txt`` beside the model.
         precision: what the model computes in: ``"float32"`` (the default), ``"bfloat16"`` (on CPUs
             with native bfloat16 instructions; about 3 significant digits), ``"int8"`` (models that
             carry int8 calibration, such as MXNet's quantize_net exports, on CPUs with AVX2) or

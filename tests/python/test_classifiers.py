@@ -130,6 +130,22 @@ def test_object_detector_maps_boxes_to_image_pixels():
     np.testing.assert_allclose(found[1][2], (200, 100, 400, 180), rtol=1e-5)
 
 
+def test_object_detector_passes_its_deadline_and_priority_to_each_run(monkeypatch):
+    symbol, params = _detector_model(np.array([[1, 0.9, 0.1, 0.2, 0.5, 0.6]]))
+    with quiver.ObjectDetector.from_bytes(symbol, params, image_size=(32, 32)) as det:
+        image = np.zeros((32, 32, 3), np.uint8)
+        plain = det.detect(image)
+        runs = []
+        predict = det.predict
+        monkeypatch.setattr(det, "predict", lambda x, **kw: runs.append(kw) or predict(x, **kw))
+        assert det.detect(image, timeout=30, priority=7) == plain
+        assert runs[0]["priority"] == 7 and 0 < runs[0]["timeout"] <= 30
+        # A timeout that passes while the image is prepared: refused before the run, as the runtime would.
+        with pytest.raises(quiver.DeadlineExceededError, match="timeout"):
+            det.detect_batch([image, image], timeout=1e-9)
+        assert len(runs) == 1
+
+
 def test_size_short_within_gives_gluoncvs_sizes():
     from quiver.image import size_short_within
     # resize_short_within's documented examples (GluonCV 0.10, gluoncv/data/transforms/image.py).

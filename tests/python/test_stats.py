@@ -47,6 +47,19 @@ def test_stats_count_what_the_callers_saw(manifest):
     assert stats["plans"]["compiled"] >= 1
 
 
+def test_requests_over_max_batch_size_share_one_count_not_a_size_each(manifest):
+    x = _digits_input(manifest)
+    with quiver.Predictor(prefix("digits_cnn"), max_batch_size=4) as p:
+        for rows in (1, 3, 5, 9, 17, 33):
+            p.predict(np.repeat(x[:1], rows, axis=0))
+        batches = p.stats()["batches"]
+        text = prometheus_text({"m": p.stats()})
+    assert batches["sizes"] == {"1": 1, "3": 1}
+    assert batches["oversize"] == 4 and batches["count"] == 6 and batches["rows"] == 68
+    assert 'quiver_batches_oversize_total{model="m"} 4' in text
+    assert len([line for line in text.splitlines() if line.startswith("quiver_batches_total")]) == 2
+
+
 def test_prometheus_text_is_well_formed_and_carries_the_counts(manifest):
     x = _digits_input(manifest)
     with quiver.Predictor(prefix("digits_cnn")) as a, quiver.Predictor(prefix("digits_cnn"), max_batch_size=4) as b:

@@ -115,6 +115,20 @@ def test_detector_labels_beside_a_uri_are_optional(memory_fs):
         assert [label for label, _, _ in det.detect(image)] == ["dog", "cat"]
 
 
+def test_fsspec_files_over_max_bytes_are_refused_with_or_without_a_declared_size(memory_fs, monkeypatch):
+    fs, root = memory_fs
+    symbol, params = constant_outputs_model([np.array([[1.0, 2.0]])])
+    fs.pipe({f"{root}/m-symbol.json": symbol.encode(), f"{root}/m-0000.params": params})
+    small = {"max_bytes": len(symbol.encode()) - 1}
+    with pytest.raises(quiver.InvalidArgumentError, match=rf"is {len(symbol.encode())} bytes, more than the "):
+        quiver.Predictor(f"memory://{root}/m", storage_options=small)
+    monkeypatch.setattr(type(fs), "size", lambda self, path: None)  # a filesystem that declares no size
+    with pytest.raises(quiver.InvalidArgumentError, match="more than the .* bytes allowed"):
+        quiver.Predictor(f"memory://{root}/m", storage_options=small)
+    with quiver.Predictor(f"memory://{root}/m", storage_options={"max_bytes": 1 << 20}) as p:
+        np.testing.assert_array_equal(p.predict(np.zeros((1, 3, 4, 4), np.float32)), [[1.0, 2.0]])
+
+
 def test_uris_without_fsspec_say_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "fsspec", None)  # import fsspec now raises ImportError
     with pytest.raises(quiver.UnsupportedError, match=r"reading s3://bucket/m-symbol\.json needs fsspec"):

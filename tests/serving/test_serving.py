@@ -211,6 +211,22 @@ def test_a_request_past_its_deadline_is_refused_and_counted(server, transport):
     assert after == before + 1
 
 
+@pytest.mark.parametrize("transport", ["http", "grpc"])
+def test_a_detection_past_its_deadline_is_refused_and_the_detector_keeps_serving(server, transport):
+    images = np.array(png_images(1), dtype=object)
+    if transport == "http":
+        make, client = http_input, http_client.InferenceServerClient(server.http)
+        images = np.array([base64.b64encode(b) for b in images], dtype=object)
+    else:
+        make, client = grpc_input, grpc_client.InferenceServerClient(server.grpc)
+    with pytest.raises(InferenceServerException) as caught:
+        client.infer("detector", [make("image", images, "BYTES")], timeout=1)  # 1 us: gone while decoding
+    assert caught.value.status() == ("504" if transport == "http" else "StatusCode.DEADLINE_EXCEEDED")
+    assert "timeout" in caught.value.message()
+    found = client.infer("detector", [make("image", images, "BYTES")], timeout=60_000_000, priority=3)
+    assert found.as_numpy("labels").shape[0] == 1
+
+
 def test_metrics_carry_kserve_and_quiver_series(server):
     text = urllib.request.urlopen(f"http://{server.http}/metrics", timeout=10).read().decode()
     for series in ("quiver_requests_admitted_total", "quiver_run_seconds", "quiver_plans_compiled_total",

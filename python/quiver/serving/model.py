@@ -127,7 +127,7 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
             priority = int(tensors.number_parameter(payload.parameters, "priority", int) or 0)
             try:
                 if isinstance(p, ObjectDetector):
-                    arrays = await self._detect(p, payload, timeout)
+                    arrays = await self._detect(p, payload, timeout, priority)
                 else:
                     arrays = await self._run(p, payload, timeout, priority)
             except quiver_errors.QuiverError as error:
@@ -187,16 +187,17 @@ class QuiverModel(Model):  # type: ignore[misc]  # kserve is untyped
             raise bad_request(f"the request has {rows} rows; model {self.name!r} takes at most {cap} per request "
                               "(max_rows in its settings)")
 
-    async def _detect(self, p: ObjectDetector, payload: InferRequest,
-                      timeout: Optional[float]) -> Dict[str, np.ndarray]:
+    async def _detect(self, p: ObjectDetector, payload: InferRequest, timeout: Optional[float],
+                      priority: int) -> Dict[str, np.ndarray]:
         """Boxes in each image's pixels, its labels and scores (threshold: the request's ``threshold``
-        parameter, default 0.5), padded to the batch's most detections with "", 0 and zero boxes."""
+        parameter, default 0.5), padded to the batch's most detections with "", 0 and zero boxes. The
+        request's timeout covers decoding and the runs; past it the runtime drops what is queued."""
         images = self._image_rows(payload)
         threshold = tensors.number_parameter(payload.parameters, "threshold", float)
         threshold = 0.5 if threshold is None else threshold
         loop = asyncio.get_running_loop()
-        found = await asyncio.wait_for(
-            loop.run_in_executor(None, lambda: p.detect_batch(images, threshold)), timeout)
+        found = await asyncio.wait_for(loop.run_in_executor(
+            None, lambda: p.detect_batch(images, threshold, timeout=timeout, priority=priority)), timeout)
         most = max((len(f) for f in found), default=0)
         labels = np.full((len(found), most), b"", dtype=object)
         scores = np.zeros((len(found), most), np.float32)

@@ -37,9 +37,11 @@ TEST_CASE("requests are counted by how they ended; batches by size and padding",
   s.Ended({Status::kCancelled, "c"});
   s.Ended({Status::kDeadlineExceeded, "d"});
   s.Ended({Status::kShape, "s"});
-  s.Batched(3, 4);
-  s.Batched(3, 4);
-  s.Batched(8, 8);
+  s.Batched(3, 4, 8);
+  s.Batched(3, 4, 8);
+  s.Batched(8, 8, 8);
+  s.Batched(9, 9, 8);  // one request over max_batch_size, and another: one count, no new sizes
+  s.Batched(1000, 1000, 8);
   const OpStatistics::Snapshot r = s.Read();
   CHECK(r.admitted == 4);
   CHECK(r.rejected_busy == 1);
@@ -47,8 +49,9 @@ TEST_CASE("requests are counted by how they ended; batches by size and padding",
   CHECK(r.cancelled == 1);
   CHECK(r.deadline_exceeded == 1);
   CHECK(r.failed == 1);
-  CHECK(r.batches == 3);
-  CHECK(r.batch_rows == 14);
+  CHECK(r.batches == 5);
+  CHECK(r.batch_rows == 1023);
   CHECK(r.padding_rows == 2);
   CHECK(r.batch_sizes == std::map<int64_t, uint64_t>{{3, 2}, {8, 1}});
+  CHECK(r.oversize_batches == 2);
 }

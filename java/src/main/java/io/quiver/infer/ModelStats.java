@@ -37,7 +37,8 @@ public record ModelStats(Requests requests, Durations queueWaitUs, Durations run
 
   /**
    * Batches run, the rows of requests they held, the zero rows added to reach a compiled size, and the
-   * batches by their rows of requests.
+   * batches by their rows of requests, up to {@code max_batch_size} (a request over it runs alone and is
+   * counted in {@link Predictor#statsJson}'s {@code batches.oversize}).
    */
   public record Batches(long count, long rows, long paddingRows, Map<Integer, Long> sizes) {}
 
