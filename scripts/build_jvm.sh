@@ -22,8 +22,11 @@ python="$(bash scripts/setup_python_venv.sh)"   # SWIG comes from PyPI, in the p
 toolchain="$(bash scripts/setup_glibc228_toolchain.sh)"
 build_dir="$(QUIVER_BUILD_DIR=build/glibc2.28 QUIVER_BUILD_TARGETS="quiver_jni capi_predict" bash scripts/build.sh \
   -DCMAKE_TOOLCHAIN_FILE="$toolchain" -DQUIVER_BUILD_JAVA=ON -DQUIVER_BUILD_TESTS=OFF -DQUIVER_BUILD_EXAMPLES=OFF \
+  -DQUIVER_SPLIT_DEBUG=ON \
   -DSWIG_EXECUTABLE="$(dirname "$python")/swig")"
 jvm_dir="$(cd "$build_dir" && pwd)/jvm"
+# The natives in the jars are stripped (QUIVER_SPLIT_DEBUG, as the wheel's); their DWARF goes here.
+bash scripts/package_debuginfo.sh "$build_dir" "$jvm_dir/quiver-natives-debuginfo.tar.gz"
 
 maven_args=("$@")
 [ ${#maven_args[@]} -gt 0 ] || maven_args=(-DskipTests)

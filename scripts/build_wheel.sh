@@ -6,7 +6,9 @@
 #     the libraries need nothing beyond the manylinux_2_28 policy (it would graft anything else into
 #     quiver.libs/) and tags the wheel with it;
 #   - the sdist, from which `pip install` builds the same (it builds oneDNN too, through
-#     scripts/build_onednn.sh, when none is cached).
+#     scripts/build_onednn.sh, when none is cached);
+#   - quiver-VERSION-debuginfo.tar.gz: the natives' debug information, split off the shipped libraries
+#     (cmake/split_debug.cmake), by build id (scripts/package_debuginfo.sh).
 # Logs, `auditwheel show` among them, go to stderr.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,5 +31,7 @@ mkdir -p "$dist"
 "$python" -m auditwheel repair --plat manylinux_2_28_x86_64 -w "$dist" "$raw"/quiver-*.whl >&2
 "$python" -m build --sdist --no-isolation -o "$dist" . >&2
 wheel="$(ls "$dist"/quiver-*manylinux*.whl)"
+version="$(basename "$wheel" | cut -d- -f2)"
+bash scripts/package_debuginfo.sh build/glibc2.28 "$dist/quiver-$version-debuginfo.tar.gz"
 "$python" -m auditwheel show "$wheel" >&2
 echo "$wheel"

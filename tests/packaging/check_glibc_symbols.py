@@ -82,20 +82,27 @@ def check_library(name: str, stream: BinaryIO, max_glibc: tuple[int, ...], sibli
     return problems
 
 
-def check_artifact(path: Path, max_glibc: tuple[int, ...]) -> list[str]:
+def shipped_libraries(path: Path) -> Iterator[tuple[str, BinaryIO, set[str]]]:
+    """(name, stream, the names of the libraries shipped beside it) for a library, or for each `.so`
+    member of a wheel or jar (none for an archive without libraries)."""
     if not zipfile.is_zipfile(path):
         with path.open("rb") as stream:
-            return check_library(path.name, stream, max_glibc, {p.name for p in path.parent.glob("*.so*")})
+            yield path.name, stream, {p.name for p in path.parent.glob("*.so*")}
+        return
     with zipfile.ZipFile(path) as archive:
         members = [m for m in archive.namelist() if m.endswith(".so") or ".so." in m.rsplit("/", 1)[-1]]
-        if not members:
-            return [f"{path.name} holds no shared library"]
         siblings = {m.rsplit("/", 1)[-1] for m in members}
-        problems = []
         for member in members:
-            problems += check_library(f"{path.name}:{member}", io.BytesIO(archive.read(member)), max_glibc,
-                                      siblings)
-        return problems
+            yield f"{path.name}:{member}", io.BytesIO(archive.read(member)), siblings
+
+
+def check_artifact(path: Path, max_glibc: tuple[int, ...]) -> list[str]:
+    problems: list[str] = []
+    libraries = 0
+    for name, stream, siblings in shipped_libraries(path):
+        libraries += 1
+        problems += check_library(name, stream, max_glibc, siblings)
+    return problems if libraries else [f"{path.name} holds no shared library"]
 
 
 def main() -> int:

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The shipped artifacts on an older Linux: every shared library in the wheel and the jars needs no glibc
-# symbol newer than 2.28 and no system library beyond glibc's (check_glibc_symbols.py); then, inside Ubuntu 20.04's userland (glibc 2.31, its OpenJDK 17, and
+# symbol newer than 2.28 and no system library beyond glibc's (check_glibc_symbols.py), each artifact is
+# within its size and its libraries carry no DWARF (check_shipped_natives.py); then, inside Ubuntu 20.04's
+# userland (glibc 2.31, its OpenJDK 17, and
 # a CPython 3.11 built there: scripts/setup_old_glibc_root.sh), with nothing of this machine's libraries
 # visible,
 #   - the wheel installs into a fresh venv (its dependencies' wheels fetched from PyPI here, offline there)
@@ -26,6 +28,8 @@ done
 # Every shipped library needs glibc 2.28 at most, and nothing else from the system.
 python="$(bash scripts/setup_python_venv.sh)"
 "$python" tests/packaging/check_glibc_symbols.py --max-glibc 2.28 "$wheel" "$java_jar" "${shaded[@]}"
+# Within their sizes, every library stripped of its DWARF and keeping its build id and debug link.
+"$python" tests/packaging/check_shipped_natives.py "$wheel" "$java_jar" "${shaded[@]}"
 
 root="$(bash scripts/setup_old_glibc_root.sh)"
 work="$(mktemp -d "$root/tmp/quiver-check.XXXXXX")"

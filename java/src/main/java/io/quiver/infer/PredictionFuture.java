@@ -4,6 +4,8 @@ import io.quiver.infer.internal.QuiverCapi;
 import io.quiver.infer.internal.ReadyListener;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -13,11 +15,22 @@ import java.util.function.Function;
  * OnReady callbacks (no thread waits or polls). Owns the output handles until it hands them to
  * {@code collect} (which takes them over) or frees them after a failure.
  *
+ * <p>The last callback hands the completion to the {@code quiver-completions} threads: stages chained
+ * with {@code thenApply} run there, never on the runtime's one callback thread, so a stage that waits
+ * for another prediction ({@code join()}) holds one completion thread while the callbacks go on.
+ *
  * <p>{@link #cancel(boolean)} cancels the invocation itself (QvCancel): a queued prediction is dropped,
  * a running one stops at its next operator or leaves its batch. What the computation reads stays alive
  * until the runtime has let go of it (the last OnReady), even though the future completes at once.
  */
 final class PredictionFuture<T> extends CompletableFuture<T> implements ReadyListener {
+  // Grows only while every thread is busy in a stage; idle threads end after a minute.
+  private static final Executor COMPLETIONS = Executors.newCachedThreadPool(task -> {
+    final Thread thread = new Thread(task, "quiver-completions");
+    thread.setDaemon(true);
+    return thread;
+  });
+
   private final long[] outputs;
   private final Function<long[], T> collect;
   private final Consumer<T> discard;
@@ -93,7 +106,7 @@ final class PredictionFuture<T> extends CompletableFuture<T> implements ReadyLis
       recordFailure(status, message);
     }
     if (pending.decrementAndGet() == 0) {
-      finish();
+      COMPLETIONS.execute(this::finish);
     }
   }
 

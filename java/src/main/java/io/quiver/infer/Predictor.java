@@ -33,10 +33,10 @@ import java.util.concurrent.TimeUnit;
  * DataDesc's dtype, else what the symbol declares, else float32). {@link #predict(Map)} takes and returns
  * arrays by name.
  *
- * <p>{@link #predictAsync(float[]...)} returns at once; its future is completed by the runtime's
- * OnReady callback, on the runtime's callback thread ("quiver-callbacks") unless the result was ready
- * already. Stages chained with {@code thenApply} and the like run on that thread: keep them short, or
- * use the {@code ...Async} variants with an executor.
+ * <p>{@link #predictAsync(float[]...)} returns at once; its future is completed once the runtime's
+ * OnReady callbacks say the outputs are ready, on a "quiver-completions" thread: stages chained with
+ * {@code thenApply} and the like run there, never on the runtime's callback thread, so they may block
+ * (even wait for another prediction) without holding up other futures.
  *
  * <p>Overloads taking a {@code timeout} and a {@code priority} give the runtime a deadline (a prediction
  * still unfinished when it passes is dropped, never run late, and fails with

@@ -39,8 +39,28 @@ class AsyncTest {
         assertArrayEquals(i % 2 == 0 ? forX : forY, futures.get(i).join()[0], "prediction " + i);
       }
     }
-    // Completed by the runtime's callback thread (no polling thread of ours exists).
-    assertTrue(completingThreads.contains("quiver-callbacks"), "completed on " + completingThreads);
+    // Completed on the completion threads, handed over by the runtime's callbacks (no polling thread exists).
+    // (A stage attached after its future completed runs on the attaching thread instead.)
+    assertTrue(completingThreads.contains("quiver-completions"), "completed on " + completingThreads);
+    assertTrue(!completingThreads.contains("quiver-callbacks"), "completed on " + completingThreads);
+  }
+
+  @Test
+  void aStageThatWaitsForAnotherPredictionDoesNotStallTheCallbacks() throws Exception {
+    final Fixtures.Case c = Fixtures.tiny();
+    final float[] x = c.input();
+    try (Predictor p = new Predictor(c.prefix(), 0, List.of(Fixtures.data(c.inputShape())))) {
+      final float[] reference = p.predict(x)[0];
+      // Each stage blocks on a prediction submitted inside it: on the runtime's callback thread the inner
+      // future could never complete (its callback would wait behind the stage).
+      final List<CompletableFuture<float[]>> chained = new ArrayList<>();
+      for (int i = 0; i < 8; ++i) {
+        chained.add(p.predictAsync(x).thenApply(first -> p.predictAsync(x).join()[0]));
+      }
+      for (CompletableFuture<float[]> f : chained) {
+        assertArrayEquals(reference, f.get(60, TimeUnit.SECONDS));
+      }
+    }
   }
 
   @Test
