@@ -88,6 +88,8 @@ class ObjectDetector(Predictor):
 
     def _detect(self, images: Sequence[ImageLike], threshold: float, mask_threshold: Optional[float],
                 timeout: Optional[float], priority: int) -> List[List[Any]]:
+        if timeout is not None and not timeout > 0:
+            raise InvalidArgumentError.from_message(f"timeout must be a positive number of seconds, not {timeout}")
         deadline = None if timeout is None else time.monotonic() + timeout
         # One image decoded at a time: each becomes its input (its own size with `short`) at once.
         sizes: List[Tuple[int, int]] = []

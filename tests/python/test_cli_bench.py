@@ -30,6 +30,23 @@ def test_text_report_names_the_percentiles(manifest):
         assert line in result.stdout
 
 
+def test_stats_add_the_runtimes_counts_of_the_same_run(manifest):
+    result = quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--clients", "2", "--duration", "0.3",
+                    "--option", "max_batch_size=4", "--json", "--stats")
+    assert result.status == 0
+    report = result.json()
+    requests = report["stats"]["requests"]
+    # Each measured prediction, the warm-up and each client's own first one.
+    assert requests["completed"] == requests["admitted"] == report["count"] + 1 + report["clients"]
+    assert report["stats"]["plans"]["compiled"] >= 1
+    text = quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--duration", "0.2", "--stats")
+    assert text.status == 0
+    for line in ("runtime statistics:", "  requests:", "  queue wait:", "  run:", "  batches:", "  plans:"):
+        assert line in text.stdout
+    assert "runtime statistics:" not in quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16",
+                                               "--duration", "0.2").stdout
+
+
 def test_precision_is_the_runtimes_flag_and_reported(manifest):
     result = quiver("bench", prefix("tiny"), "--shape", "data:1,3,16,16", "--precision", "auto", "--duration", "0.2",
                     "--json")

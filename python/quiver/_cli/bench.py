@@ -26,6 +26,9 @@ def add_parser(commands: Any) -> None:
                         "(the cached-op flag 'precision'; the report says what auto picked)")
     parser.add_argument("--duration", type=float, default=5.0, help="seconds of measurement (default 5)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--stats", action="store_true",
+                        help="add the runtime's own statistics of the model (Predictor.stats(): requests by "
+                        "outcome, queue wait and run percentiles, batches, plans)")
     parser.add_argument("--plot", metavar="FILE.png",
                         help="draw the latency histogram and the throughput over time (needs matplotlib)")
     parser.set_defaults(run=run)
@@ -51,10 +54,13 @@ def run(ns: argparse.Namespace) -> int:
         measurement = load_test.run_clients(predictor, inputs, ns.clients, ns.duration)
         held, alive = capi.QvGetMemoryStats()
         precision = predictor.precision
+        stats = predictor.stats() if ns.stats else None
     batch = descs[0].shape[0]
     report = {"model": ns.prefix, "inputs": {d.name: list(d.shape) for d in descs}, "clients": ns.clients,
               "batch_size": batch, "options": options, "precision": precision,
               **bench_report.summary(measurement, first_s, batch, int(held), int(alive))}
+    if stats is not None:
+        report["stats"] = stats
     if ns.plot:
         bench_plot.draw(ns.plot, measurement, report, batch)
     print(json.dumps(report, indent=2) if ns.json else bench_report.text(report))

@@ -1,7 +1,7 @@
 """What `quiver bench` reports, from the samples: latency percentiles, throughput and memory held."""
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import numpy as np
 
@@ -30,7 +30,11 @@ def summary(measurement: Measurement, first_s: float, batch_size: int, held_byte
 
 def text(report: Dict[str, Any]) -> str:
     lat, thr, mem = report["latency_ms"], report["throughput"], report["memory"]
-    return "\n".join([
+    return "\n".join([*_measured(report, lat, thr, mem), *(_runtime(report["stats"]) if "stats" in report else [])])
+
+
+def _measured(report: Dict[str, Any], lat: Dict[str, float], thr: Dict[str, float], mem: Dict[str, int]) -> List[str]:
+    return [
         f"model:            {report['model']}",
         f"inputs:           {', '.join(f'{n}:{tuple(s)}' for n, s in report['inputs'].items())}",
         f"clients:          {report['clients']}",
@@ -45,7 +49,25 @@ def text(report: Dict[str, Any]) -> str:
         f"throughput:       {thr['samples_per_s']:.2f} samples/s ({thr['invocations_per_s']:.2f} invocations/s)",
         f"memory held:      {size(mem['bytes_in_use'])} after the run, peak {size(mem['peak_bytes_in_use'])} "
         f"({mem['arrays_alive']} arrays alive)",
-    ])
+    ]
+
+
+def _runtime(stats: Dict[str, Any]) -> List[str]:
+    """The runtime's statistics of the model (QvCachedOpGetStats), warm-up included."""
+    requests, queue, run, batches, plans = (stats[k] for k in ("requests", "queue_wait_us", "run_us", "batches",
+                                                               "plans"))
+    sizes = ", ".join(f"{rows}: {count}" for rows, count in sorted(batches["sizes"].items(), key=lambda i: int(i[0])))
+    return [
+        "runtime statistics:",
+        f"  requests:       {requests['admitted']} admitted, {requests['completed']} completed, {requests['failed']} "
+        f"failed, {requests['cancelled']} cancelled, {requests['deadline_exceeded']} past their deadline, "
+        f"{requests['rejected_busy']} refused busy",
+        f"  queue wait:     p50 {queue['p50']} us, p99 {queue['p99']} us ({queue['count']} waits)",
+        f"  run:            p50 {run['p50']} us, p99 {run['p99']} us ({run['count']} runs)",
+        f"  batches:        {batches['count']} ({batches['rows']} rows, {batches['padding_rows']} padding; by rows: "
+        f"{sizes or 'none'}; {batches['oversize']} over max_batch_size)",
+        f"  plans:          {plans['compiled']} compiled, {plans['cached']} kept, {plans['evicted']} evicted",
+    ]
 
 
 def size(nbytes: int) -> str:
