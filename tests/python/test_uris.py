@@ -4,10 +4,8 @@ name their URI."""
 from __future__ import annotations
 
 import base64
-import datetime
 import functools
 import http.server
-import ipaddress
 import shutil
 import ssl
 import sys
@@ -20,6 +18,7 @@ import numpy as np
 import pytest
 
 import quiver
+from certificates import self_signed
 from conftest import case, prefix
 from mxnet_files import constant_outputs_model
 from quiver import _files
@@ -172,30 +171,6 @@ def test_s3_through_fsspec(manifest, s3_endpoint, tmp_path):
 # -- HTTPS on loopback -------------------------------------------------------------------------------
 
 
-def _self_signed(directory: Path) -> tuple:
-    """A certificate for 127.0.0.1 and localhost, and its key: (cert.pem, key.pem)."""
-    x509 = pytest.importorskip("cryptography.x509")
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "quiver test server")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(hours=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
-
-
 # (path, Authorization, Cookie) of each request the HTTPS server saw (None for a header not sent).
 _SEEN: list = []
 
@@ -226,7 +201,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 def https_site(tmp_path_factory):
     """(base URL, served directory, cert.pem) of an HTTPS server on loopback."""
     root = tmp_path_factory.mktemp("site")
-    cert, key = _self_signed(tmp_path_factory.mktemp("tls"))
+    cert, key = self_signed(tmp_path_factory.mktemp("tls"))
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Handler, directory=str(root)))
@@ -254,7 +229,7 @@ def test_https_with_an_explicitly_trusted_certificate(manifest, https_site, monk
 
 def test_https_refuses_an_untrusted_certificate(https_site, tmp_path, monkeypatch):
     base, root, _ = https_site
-    other, _ = _self_signed(tmp_path)  # trusted instead: not the server's
+    other, _ = self_signed(tmp_path)  # trusted instead: not the server's
     monkeypatch.setenv("SSL_CERT_FILE", str(other))
     with pytest.raises(quiver.NotFoundError, match=f"{base}/models/tiny-symbol.json: .*CERTIFICATE_VERIFY_FAILED"):
         quiver.Predictor(f"{base}/models/tiny")

@@ -12,7 +12,6 @@ import sys
 import subprocess
 import urllib.error
 import urllib.request
-from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 import numpy as np
@@ -22,6 +21,7 @@ import tritonclient.http as http_client
 from PIL import Image
 from tritonclient.utils import InferenceServerException
 
+from certificates import self_signed
 from conftest import IMAGE_KWARGS, Server, png_images, rows, settings_for, start_server, stop_server
 from test_serving import grpc_input, http_input
 
@@ -187,35 +187,8 @@ def test_a_host_that_is_not_this_machine_is_refused_before_loading(models):
     assert done.returncode == 2 and "192.0.2.1 port 8080 cannot be served" in done.stderr, done.stderr
 
 
-def _self_signed(folder: Path) -> Tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and localhost, and its key, as PEM files (the certificate is its own CA)."""
-    import datetime
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-    import ipaddress
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "quiver-test")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
-            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
-            .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"),
-                                                        x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
-
-
 def test_tls_serves_rest_and_grpc_encrypted_and_nothing_in_the_clear(models, tmp_path):
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path)
     trusted = {"ssl": True, "ssl_context_factory": lambda: ssl.create_default_context(cafile=str(cert))}
     running = start_server([models["two_out"], "--shape", "data:1,2,3", "--tls-cert", str(cert),
                             "--tls-key", str(key)], tmp_path / "server.log", client_options=trusted)
