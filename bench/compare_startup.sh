@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What loading Quiver costs a fresh process, side by side in interleaved rounds: a JVM from start to a
-# loaded library (`java -cp quiver-scala_2.13-VERSION-all.jar io.quiver.infer.Quiver`) and Python's
+# loaded library (`java -cp quiver-java-VERSION.jar io.quiver.infer.Quiver`; the shaded Scala jars carry the
+# same natives and loader) and Python's
 # `import quiver` from the wheel.
 #
 #   bench/compare_startup.sh           (ROUNDS=7; the artifacts from scripts/build_wheel.sh and build_jvm.sh)
@@ -20,7 +21,7 @@ cd "$ROOT"
 
 bash scripts/install_deps.sh elfutils >&2  # eu-unstrip
 version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' pom.xml | head -1)"
-jar="scala/target/quiver-scala_2.13-$version-all.jar"
+jar="java/target/quiver-java-$version.jar"
 wheel="$(ls dist/quiver-*manylinux_2_28_x86_64.whl 2>/dev/null || true)"
 debuginfo="dist/quiver-$version-debuginfo.tar.gz"
 for artifact in "$jar" "$wheel" "$debuginfo"; do
