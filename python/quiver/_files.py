@@ -172,20 +172,7 @@ def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[
     try:
         with opener.open(urllib.request.Request(url, headers=headers), timeout=HTTP_TIMEOUT) as response:
             declared = response.headers.get("Content-Length", "")
-            if declared.isdigit() and int(declared) > limit:
-                raise InvalidArgumentError.from_message(
-                    f"the {what} {shown} is {declared} bytes, more than the {limit} allowed (storage_options max_bytes)")
-            chunks: List[bytes] = []
-            size = 0
-            while True:
-                chunk = response.read(1 << 20)
-                if not chunk:
-                    return b"".join(chunks)
-                size += len(chunk)
-                if size > limit:
-                    raise InvalidArgumentError.from_message(
-                        f"the {what} {shown} is more than the {limit} bytes allowed (storage_options max_bytes)")
-                chunks.append(chunk)
+            return _read_within(response, int(declared) if declared.isdigit() else None, what, shown, limit)
     except InvalidArgumentError:
         raise
     except urllib.error.HTTPError as error:
@@ -195,6 +182,25 @@ def _read_url(url: str, what: str, storage_options: StorageOptions) -> Optional[
     except (urllib.error.URLError, OSError, ValueError) as error:  # ValueError: an address urllib cannot parse
         reason = getattr(error, "reason", None) or error
         raise NotFoundError.from_message(f"cannot read the {what} {shown}: {reason}") from None
+
+
+def _read_within(stream: Any, declared: Optional[int], what: str, shown: str, limit: int) -> bytes:
+    """All of `stream`, refused before reading when its `declared` size (None: unknown) passes `limit`
+    bytes, and while reading once what it gives does."""
+    if declared is not None and declared > limit:
+        raise InvalidArgumentError.from_message(
+            f"the {what} {shown} is {declared} bytes, more than the {limit} allowed (storage_options max_bytes)")
+    chunks: List[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            raise InvalidArgumentError.from_message(
+                f"the {what} {shown} is more than the {limit} bytes allowed (storage_options max_bytes)")
+        chunks.append(chunk)
 
 
 def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> Optional[bytes]:
@@ -209,16 +215,8 @@ def _read_fsspec(location: str, what: str, storage_options: StorageOptions) -> O
     try:
         fs, path = fsspec.core.url_to_fs(location, **options)
         declared = fs.size(path)  # None where the filesystem does not say
-        if declared is not None and declared > limit:
-            raise InvalidArgumentError.from_message(
-                f"the {what} {redact(location)} is {declared} bytes, more than the {limit} allowed "
-                "(storage_options max_bytes)")
         with fs.open(path, "rb") as file:
-            data: bytes = file.read(limit + 1)
-        if len(data) > limit:
-            raise InvalidArgumentError.from_message(
-                f"the {what} {redact(location)} is more than the {limit} bytes allowed (storage_options max_bytes)")
-        return data
+            return _read_within(file, declared, what, redact(location), limit)
     except FileNotFoundError:
         return None
     except InvalidArgumentError:

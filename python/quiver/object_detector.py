@@ -12,7 +12,7 @@ from .errors import DeadlineExceededError, InvalidArgumentError, ShapeError
 from .image import (IMAGENET_MEAN, IMAGENET_STD, ImageLike, ImageTransform, in_layout, model_image_size,
                     size_short_within)
 from .image_limits import ImageLimits
-from .predictor import Predictor
+from .predictor import Predictor, check_timeout
 
 Box = Tuple[float, float, float, float]
 Detection = Tuple[str, float, Box]
@@ -88,8 +88,7 @@ class ObjectDetector(Predictor):
 
     def _detect(self, images: Sequence[ImageLike], threshold: float, mask_threshold: Optional[float],
                 timeout: Optional[float], priority: int) -> List[List[Any]]:
-        if timeout is not None and not timeout > 0:
-            raise InvalidArgumentError.from_message(f"timeout must be a positive number of seconds, not {timeout}")
+        check_timeout(timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         # One image decoded at a time: each becomes its input (its own size with `short`) at once.
         sizes: List[Tuple[int, int]] = []

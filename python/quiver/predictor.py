@@ -350,8 +350,7 @@ class Predictor:
     def _submit(self, arrays: List[Any], timeout: Optional[float], priority: int) -> List[Any]:
         options = None
         if timeout is not None or priority:
-            if timeout is not None and not timeout > 0:
-                raise InvalidArgumentError.from_message(f"timeout must be a positive number of seconds, not {timeout}")
+            check_timeout(timeout)
             options = (max(1, round(timeout * 1e6)) if timeout is not None else 0, int(priority))
         handles = []
         try:
@@ -374,6 +373,12 @@ class Predictor:
 
     def _unpack(self, outputs: List[np.ndarray]) -> Any:
         return outputs[0] if len(outputs) == 1 else outputs
+
+
+def check_timeout(timeout: Optional[float]) -> None:
+    """Refuses a timeout that is not a positive number of seconds (None: no timeout)."""
+    if timeout is not None and not timeout > 0:
+        raise InvalidArgumentError.from_message(f"timeout must be a positive number of seconds, not {timeout}")
 
 
 # apredict remembers this many input shapes as compiled (then forgets them all and learns again).

@@ -29,11 +29,11 @@ def summary(measurement: Measurement, first_s: float, batch_size: int, held_byte
 
 
 def text(report: Dict[str, Any]) -> str:
+    return "\n".join([*_measured(report), *(_runtime(report["stats"]) if "stats" in report else [])])
+
+
+def _measured(report: Dict[str, Any]) -> List[str]:
     lat, thr, mem = report["latency_ms"], report["throughput"], report["memory"]
-    return "\n".join([*_measured(report, lat, thr, mem), *(_runtime(report["stats"]) if "stats" in report else [])])
-
-
-def _measured(report: Dict[str, Any], lat: Dict[str, float], thr: Dict[str, float], mem: Dict[str, int]) -> List[str]:
     return [
         f"model:            {report['model']}",
         f"inputs:           {', '.join(f'{n}:{tuple(s)}' for n, s in report['inputs'].items())}",

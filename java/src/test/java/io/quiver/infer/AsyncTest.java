@@ -2,6 +2,7 @@ package io.quiver.infer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,7 +43,7 @@ class AsyncTest {
     // Completed on the completion threads, handed over by the runtime's callbacks (no polling thread exists).
     // (A stage attached after its future completed runs on the attaching thread instead.)
     assertTrue(completingThreads.contains("quiver-completions"), "completed on " + completingThreads);
-    assertTrue(!completingThreads.contains("quiver-callbacks"), "completed on " + completingThreads);
+    assertFalse(completingThreads.contains("quiver-callbacks"), "completed on " + completingThreads);
   }
 
   @Test
