@@ -10,7 +10,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 fixtures="${QUIVER_FIXTURES_DIR:-$(bash scripts/make_fixtures.sh)}"
 wheel="$(bash scripts/build_wheel.sh)"
-sdist="$(ls "$(dirname "$wheel")"/quiver-*.tar.gz)"
+version="$(basename "$wheel" | cut -d- -f2)"
+sdist="$(dirname "$wheel")/quiver-$version.tar.gz"  # not quiver-VERSION-debuginfo.tar.gz beside it
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
