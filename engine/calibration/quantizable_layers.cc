@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/attrs.h"
+#include "ops/op.h"
 
 namespace qv {
 namespace {
@@ -30,9 +31,12 @@ class Readers {
   std::set<NodeEntry> outputs_;
 };
 
-bool IsRelu(const Node& n) {
-  return n.op == "relu" || (n.op == "Activation" && AttrsOf(n).GetString("act_type", "") == "relu");
+ActivationKind ActivationOf(const Node& n) {
+  const OpDef* def = n.is_variable() ? nullptr : FindOp(n.op);
+  return def == nullptr ? ActivationKind::kNone : def->Traits(AttrsOf(n)).activation;
 }
+
+bool IsRelu(const Node& n) { return ActivationOf(n) == ActivationKind::kRelu; }
 
 bool AreParams(const Node& n, size_t first, const std::set<int>& params) {
   for (size_t i = first; i < n.inputs.size(); ++i)
@@ -73,7 +77,7 @@ QuantizedLayer GrowConvolution(const Graph& g, int id, const Readers& readers, c
     layer.nodes.push_back(r);
     r = next(r);
   }
-  if (r >= 0 && (IsRelu(g.nodes[r]) || g.nodes[r].op == "clip")) {
+  if (r >= 0 && ActivationOf(g.nodes[r]) != ActivationKind::kNone) {
     layer.act = r;
     layer.nodes.push_back(r);
   } else if (r >= 0 && g.nodes[r].op == "elemwise_add" && g.nodes[r].inputs.size() == 2 &&

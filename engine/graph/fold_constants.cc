@@ -14,14 +14,18 @@
 namespace qv {
 namespace {
 
-// Operators whose output is the input's elements in the same order, under another shape.
-const std::set<std::string> kSameOrder = {"Reshape", "expand_dims", "squeeze", "Flatten", "reshape_like"};
-// Operators that read a window or a permutation of the input (ops/shape_ops.h's StridedRead); the
-// ones that can enlarge a tensor (tile, repeat, broadcasts) are left to run time.
-const std::set<std::string> kStrided = {"transpose", "SwapAxis", "reverse", "slice", "slice_axis"};
+// What the node's operator does with its data (OpTraits::movement); kCompute for unknown operators.
+DataMovement MovementOf(const Node& node) {
+  const OpDef* def = FindOp(node.op);
+  return def == nullptr ? DataMovement::kCompute : def->Traits(AttrsOf(node)).movement;
+}
 
-bool Folds(const std::string& op) {
-  return kSameOrder.count(op) || kStrided.count(op) || op == "Concat" || op == "stack" || op == "Cast";
+// Same-order moves, strided windows (ops/shape_ops.h's StridedRead) and joins, and casts; the
+// operators that can enlarge a tensor (tile, repeat, broadcasts) are left to run time.
+bool Folds(const Node& node) {
+  const DataMovement m = MovementOf(node);
+  return m == DataMovement::kSameOrder || m == DataMovement::kStrided || m == DataMovement::kJoin ||
+         node.op == "Cast";
 }
 
 int64_t Product(const Shape& s, size_t begin, size_t end) {
@@ -72,9 +76,10 @@ NDArrayPtr Evaluate(const Node& node, const std::vector<const NDArray*>& in) {
   }
   const std::vector<TensorType> out_types = FindOp(node.op)->InferShape(attrs, types);
   NDArrayPtr out = NDArray::Create(out_types.at(0).shape, DType::kFloat32);
-  if (node.op == "Concat" || node.op == "stack") {
+  const DataMovement movement = MovementOf(node);
+  if (movement == DataMovement::kJoin) {
     Join(attrs, in, *out);
-  } else if (kStrided.count(node.op)) {
+  } else if (movement == DataMovement::kStrided) {
     StridedCopy(ResolveStridedRead(attrs, shapes), *in[0], *out);
   } else {
     const bool truncates = node.op == "Cast" && CastTruncates(attrs);
@@ -95,7 +100,7 @@ void FoldConstantMoves(BoundGraph& g) {
   };
   for (int id : TopologicalOrder(g.graph)) {
     const Node node = g.graph.nodes[id];  // a copy: adding a constant may move the node list
-    if (node.is_variable() || !Folds(node.op) || !node.post_ops.empty()) continue;
+    if (node.is_variable() || !Folds(node) || !node.post_ops.empty()) continue;
     std::vector<const NDArray*> in;
     for (const NodeEntry& e : node.inputs) {
       const auto c = g.constants.find(resolve(e).node);

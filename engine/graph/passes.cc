@@ -130,26 +130,24 @@ namespace {
 // consumers: Gluon's and mx.rnn's unrolled cells' begin states, (0, hidden), take the batch size of
 // whatever they meet. Looks through `entry`'s (of rank `rank`) consumers for the other operand of an
 // elementwise node that does not depend on `pending` nodes: `dims` maps the zeros' unknown axes to
-// `entry`'s axes, and the result to that operand's. Follows shape-preserving unary ops, SliceChannel
+// `entry`'s axes, and the result to that operand's. Follows element-wise unary ops, SliceChannel
 // along another axis, and FullyConnected's data input (output axis 0, or every leading axis with
 // flatten=False, is the data's).
 std::optional<std::pair<NodeEntry, std::vector<int64_t>>> FindSizeSource(
     const Graph& graph, const std::vector<int>& order, const std::vector<char>& pending, NodeEntry entry,
     const std::vector<int64_t>& dims, size_t rank, int depth) {
-  static const std::set<std::string> kSameShape = {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"};
-  static const std::set<std::string> kUnary = {"Activation", "sigmoid", "relu", "tanh", "softsign", "exp",
-                                               "negative", "_mul_scalar", "_plus_scalar", "_minus_scalar",
-                                               "_rminus_scalar", "_div_scalar", "_rdiv_scalar", "clip"};
   if (depth > 8) return std::nullopt;
   for (int id : order) {
     const Node& c = graph.nodes[id];
+    const OpDef* def = FindOp(c.op);
+    const bool elementwise = def != nullptr && def->Traits(AttrsOf(c)).elementwise;
     for (size_t k = 0; k < c.inputs.size(); ++k) {
       if (!(c.inputs[k] == entry)) continue;
       const NodeEntry out{id, 0};
-      if (kSameShape.count(c.op) && c.inputs.size() == 2) {
+      if (elementwise && c.inputs.size() == 2) {
         const NodeEntry other = c.inputs[1 - k];
         if (!pending[other.node]) return std::make_pair(other, dims);
-      } else if (!(kUnary.count(c.op) && k == 0) && !(c.op == "FullyConnected" && k == 0) &&
+      } else if (!(elementwise && c.inputs.size() == 1) && !(c.op == "FullyConnected" && k == 0) &&
                  !(c.op == "SliceChannel" && k == 0)) {
         continue;
       }

@@ -26,6 +26,12 @@ class ActivationOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {in[0]};
   }
+  OpTraits Traits(const Attrs& attrs) const override {
+    OpTraits t;
+    t.elementwise = true;
+    if (attrs.GetString("act_type", "") == "relu") t.activation = ActivationKind::kRelu;
+    return t;
+  }
 };
 
 // relu(x) and sigmoid(x) are Activation with the act_type implied, and run on its kernels: a
@@ -36,6 +42,12 @@ class ImpliedActivationOp : public OpDef {
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
     return {in[0]};
+  }
+  OpTraits Traits(const Attrs& attrs) const override {
+    OpTraits t;
+    t.elementwise = true;
+    if (attrs.op() == "relu") t.activation = ActivationKind::kRelu;
+    return t;
   }
 };
 

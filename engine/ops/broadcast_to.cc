@@ -100,6 +100,10 @@ class BroadcastToOp : public OpDef {
     for (const TensorType& t : in) shapes.push_back(t.shape);
     return {{BroadcastToOutput(attrs, shapes), in[0].dtype}};
   }
+  OpTraits Traits(const Attrs& attrs) const override {
+    return MovesData(DataMovement::kEnlarge,
+                     attrs.op() == "broadcast_like" ? OutputDType::kOfFirstInput : OutputDType::kOfInputs);
+  }
 };
 
 const OpRegistrar kRegister({{"broadcast_axis", {"broadcast_axes"}}, {"broadcast_to"}, {"broadcast_like"}},

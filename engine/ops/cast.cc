@@ -23,6 +23,13 @@ class CastOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {in[0]};
   }
+  OpTraits Traits(const Attrs& attrs) const override {
+    const std::string dtype = attrs.GetString("dtype", "float32");
+    OpTraits t;
+    t.elementwise = true;
+    if (dtype == "int32" || dtype == "int64") t.output_dtypes = {OutputDType::kInteger};
+    return t;
+  }
 };
 
 const OpRegistrar kCast({{"Cast", {"cast"}}}, new CastOp);

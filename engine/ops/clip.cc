@@ -27,6 +27,15 @@ class ClipOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {in[0]};
   }
+  // On an integer tensor MXNet 1.9.1 converts the bounds to its type: int32 clip(0.5, 7.5) is clip(0, 7).
+  OpTraits Traits(const Attrs&) const override {
+    OpTraits t;
+    t.output_dtypes = {OutputDType::kOfInputs};
+    t.integer_attrs = {"a_min", "a_max"};
+    t.elementwise = true;
+    t.activation = ActivationKind::kClip;
+    return t;
+  }
 };
 
 const OpRegistrar kRegister({{"clip"}}, new ClipOp);

@@ -41,6 +41,7 @@ class ConcatOp : public OpDef {
     }
     return {{out, DType::kFloat32}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kJoin); }
 };
 
 // _rnn_param_concat is Concat with a shape inference that also runs backward; forward it is the same.

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "ops/op_families.h"
 
 namespace qv {
 namespace {
@@ -29,6 +30,18 @@ const std::map<std::string, BinaryMath>& Names() {
   return *names;
 }
 
+// MXNet 1.9.1 gives these their inputs' type; on whole numbers Quiver's float32 arithmetic gives the
+// integer result, except for a division (truncated by the integer-division pass) and a power (left
+// floating: a negative exponent would need its own rounding).
+OpTraits BinaryTraits(const Attrs& attrs, bool same_shape) {
+  OpTraits t;
+  const BinaryMath f = BinaryMathOf(attrs.op());
+  if (f != BinaryMath::kPower) t.output_dtypes = {OutputDType::kOfInputs};
+  t.integer_quotient = f == BinaryMath::kDiv;
+  t.elementwise = same_shape;
+  return t;
+}
+
 // elemwise_* and their aliases: equal shapes.
 class ElemwiseOp : public OpDef {
  public:
@@ -40,6 +53,7 @@ class ElemwiseOp : public OpDef {
           attrs.Where() + "shapes differ: " + ShapeToString(in[0].shape) + " and " + ShapeToString(in[1].shape));
     return {in[0]};
   }
+  OpTraits Traits(const Attrs& attrs) const override { return BinaryTraits(attrs, true); }
 };
 
 // broadcast_*: numpy broadcasting (trailing axes aligned; size-1 axes stretch).
@@ -61,40 +75,62 @@ class BroadcastOp : public OpDef {
     }
     return {{out, DType::kFloat32}};
   }
+  OpTraits Traits(const Attrs& attrs) const override { return BinaryTraits(attrs, false); }
 };
 
-const OpRegistrar kElemwise({{"elemwise_add", {"_Plus", "_plus", "_add"}},
-                             {"elemwise_sub", {"_Minus", "_minus", "_sub"}},
-                             {"elemwise_mul", {"_Mul", "_mul"}},
-                             {"elemwise_div", {"_Div", "_div"}},
-                             {"_maximum", {"_Maximum"}},
-                             {"_minimum", {"_Minimum"}},
-                             {"_power", {"_Power"}},
-                             {"_mod", {"_Mod"}},
-                             {"_equal"},
-                             {"_not_equal"},
-                             {"_greater"},
-                             {"_greater_equal"},
-                             {"_lesser"},
-                             {"_lesser_equal"}},
-                            new ElemwiseOp);
-const OpRegistrar kBroadcast({{"broadcast_add", {"broadcast_plus"}},
-                              {"broadcast_sub", {"broadcast_minus"}},
-                              {"broadcast_mul"},
-                              {"broadcast_div"},
-                              {"broadcast_maximum"},
-                              {"broadcast_minimum"},
-                              {"broadcast_power"},
-                              {"broadcast_mod"},
-                              {"broadcast_equal"},
-                              {"broadcast_not_equal"},
-                              {"broadcast_greater"},
-                              {"broadcast_greater_equal"},
-                              {"broadcast_lesser"},
-                              {"broadcast_lesser_equal"}},
-                             new BroadcastOp);
+const std::vector<OpNames>& ElemwiseNames() {
+  static const auto* names = new std::vector<OpNames>{
+      {"elemwise_add", {"_Plus", "_plus", "_add"}},
+      {"elemwise_sub", {"_Minus", "_minus", "_sub"}},
+      {"elemwise_mul", {"_Mul", "_mul"}},
+      {"elemwise_div", {"_Div", "_div"}},
+      {"_maximum", {"_Maximum"}},
+      {"_minimum", {"_Minimum"}},
+      {"_power", {"_Power"}},
+      {"_mod", {"_Mod"}},
+      {"_equal"},
+      {"_not_equal"},
+      {"_greater"},
+      {"_greater_equal"},
+      {"_lesser"},
+      {"_lesser_equal"}
+  };
+  return *names;
+}
+
+const std::vector<OpNames>& BroadcastNames() {
+  static const auto* names = new std::vector<OpNames>{
+      {"broadcast_add", {"broadcast_plus"}},
+      {"broadcast_sub", {"broadcast_minus"}},
+      {"broadcast_mul"},
+      {"broadcast_div"},
+      {"broadcast_maximum"},
+      {"broadcast_minimum"},
+      {"broadcast_power"},
+      {"broadcast_mod"},
+      {"broadcast_equal"},
+      {"broadcast_not_equal"},
+      {"broadcast_greater"},
+      {"broadcast_greater_equal"},
+      {"broadcast_lesser"},
+      {"broadcast_lesser_equal"}
+  };
+  return *names;
+}
+
+const OpRegistrar kElemwise(ElemwiseNames(), new ElemwiseOp);
+const OpRegistrar kBroadcast(BroadcastNames(), new BroadcastOp);
 
 }  // namespace
+
+const std::vector<std::string>& BinaryOps() {
+  static const auto* ops = [] {
+    auto* names = new std::vector<std::string>(NamesOf(ElemwiseNames()));
+    for (const std::string& name : NamesOf(BroadcastNames())) names->push_back(name);
+    return names;
+  }();
+  return *ops;
+}
 
 BinaryMath BinaryMathOf(const std::string& op) {
   auto it = Names().find(op);

@@ -1,8 +1,9 @@
 #include <map>
 
 #include "common/error.h"
-#include "ops/unary_math.h"
 #include "ops/op.h"
+#include "ops/op_families.h"
+#include "ops/unary_math.h"
 
 namespace qv {
 namespace {
@@ -10,19 +11,22 @@ namespace {
 struct MathInfo {
   UnaryMath f;
   bool keeps_zero;
+  // MXNet 1.9.1 keeps an integer input's type and Quiver's float32 result on a whole number is the
+  // same whole number (the other functions MXNet would compute in the integer type, truncating).
+  bool whole_on_integers = false;
 };
 
 const std::map<std::string, MathInfo>& Functions() {
   using U = UnaryMath;
   static const auto* functions = new std::map<std::string, MathInfo>{
-      {"exp", {U::kExp, false}},       {"expm1", {U::kExpm1, true}},   {"log", {U::kLog, false}},
-      {"log2", {U::kLog2, false}},     {"log10", {U::kLog10, false}},  {"log1p", {U::kLog1p, true}},
-      {"sqrt", {U::kSqrt, true}},      {"rsqrt", {U::kRsqrt, false}},  {"cbrt", {U::kCbrt, true}},
-      {"square", {U::kSquare, true}},  {"reciprocal", {U::kReciprocal, false}}, {"abs", {U::kAbs, true}},
-      {"sign", {U::kSign, true}},      {"negative", {U::kNegative, true}}, {"floor", {U::kFloor, true}},
-      {"ceil", {U::kCeil, true}},      {"round", {U::kRound, true}},   {"rint", {U::kRint, true}},
-      {"trunc", {U::kTrunc, true}},    {"fix", {U::kFix, true}},       {"sin", {U::kSin, true}},
-      {"cos", {U::kCos, false}},       {"tan", {U::kTan, true}},       {"tanh", {U::kTanh, true}},
+      {"exp", {U::kExp, false}},           {"expm1", {U::kExpm1, true}},        {"log", {U::kLog, false}},
+      {"log2", {U::kLog2, false}},         {"log10", {U::kLog10, false}},       {"log1p", {U::kLog1p, true}},
+      {"sqrt", {U::kSqrt, true}},          {"rsqrt", {U::kRsqrt, false}},       {"cbrt", {U::kCbrt, true}},
+      {"square", {U::kSquare, true, true}}, {"reciprocal", {U::kReciprocal, false}}, {"abs", {U::kAbs, true, true}},
+      {"sign", {U::kSign, true, true}},    {"negative", {U::kNegative, true, true}}, {"floor", {U::kFloor, true, true}},
+      {"ceil", {U::kCeil, true, true}},    {"round", {U::kRound, true, true}},  {"rint", {U::kRint, true, true}},
+      {"trunc", {U::kTrunc, true, true}},  {"fix", {U::kFix, true, true}},      {"sin", {U::kSin, true}},
+      {"cos", {U::kCos, false}},           {"tan", {U::kTan, true}},            {"tanh", {U::kTanh, true}},
       {"erf", {U::kErf, true}},
   };
   return *functions;
@@ -41,15 +45,31 @@ class ElemwiseUnaryOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {in[0]};
   }
+  OpTraits Traits(const Attrs& attrs) const override {
+    OpTraits t;
+    t.elementwise = true;
+    if (Find(attrs.op()).whole_on_integers) t.output_dtypes = {OutputDType::kOfInputs};
+    return t;
+  }
 };
 
-const OpRegistrar kRegister({{"exp"}, {"expm1"}, {"log"}, {"log2"}, {"log10"}, {"log1p"}, {"sqrt"}, {"rsqrt"},
-                             {"cbrt"}, {"square"}, {"reciprocal"}, {"abs"}, {"sign"}, {"negative"}, {"floor"},
-                             {"ceil"}, {"round"}, {"rint"}, {"trunc"}, {"fix"}, {"sin"}, {"cos"}, {"tan"},
-                             {"tanh"}, {"erf"}},
-                            new ElemwiseUnaryOp);
+const std::vector<OpNames>& MemberNames() {
+  static const auto* names = [] {
+    auto* members = new std::vector<OpNames>;
+    for (const auto& entry : Functions()) members->push_back({entry.first.c_str()});
+    return members;
+  }();
+  return *names;
+}
+
+const OpRegistrar kRegister(MemberNames(), new ElemwiseUnaryOp);
 
 }  // namespace
+
+const std::vector<std::string>& UnaryMathOps() {
+  static const auto* ops = new std::vector<std::string>(NamesOf(MemberNames()));
+  return *ops;
+}
 
 UnaryMath UnaryMathOf(const std::string& op) { return Find(op).f; }
 

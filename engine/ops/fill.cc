@@ -72,6 +72,11 @@ class ShapeArrayOp : public OpDef {
     ShapeArrayValues(attrs, in[0].shape);  // checks the dimensions
     return {{{static_cast<int64_t>(in[0].shape.size())}, DType::kFloat32}};
   }
+  OpTraits Traits(const Attrs&) const override {
+    OpTraits t;
+    t.output_dtypes = {OutputDType::kInteger};  // int64 in MXNet
+    return t;
+  }
 };
 
 class ArangeLikeOp : public OpDef {
@@ -91,6 +96,11 @@ class FillLikeOp : public OpDef {
     ExpectInputs(attrs, in, 1);
     ExpectFloat32(attrs, in);
     return {in[0]};
+  }
+  OpTraits Traits(const Attrs&) const override {
+    OpTraits t;
+    t.output_dtypes = {OutputDType::kOfInputs};
+    return t;
   }
 };
 

@@ -13,6 +13,7 @@ class FlattenOp : public OpDef {
     Check(x.size() >= 1, Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     return {{{x[0], ElementCount(Shape(x.begin() + 1, x.end()))}, in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSameOrder); }
 };
 
 const OpRegistrar kRegister({{"Flatten", {"flatten"}}}, new FlattenOp);

@@ -35,6 +35,8 @@ class GatherNDOp : public OpDef {
     out.insert(out.end(), data.begin() + indices[0], data.end());
     return {{out, DType::kFloat32}};
   }
+  // The data's type, whatever the indices' type.
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kCompute, OutputDType::kOfFirstInput); }
 };
 
 const OpRegistrar kRegister({{"gather_nd"}}, new GatherNDOp);

@@ -11,6 +11,12 @@ class IdentityOp : public OpDef {
     ExpectInputs(attrs, in, 1);
     return {in[0]};
   }
+  OpTraits Traits(const Attrs&) const override {
+    OpTraits t;
+    t.output_dtypes = {OutputDType::kOfInputs};
+    t.elementwise = true;
+    return t;
+  }
 };
 
 const OpDef* const kIdentity = new IdentityOp;

@@ -1,5 +1,6 @@
-// The operator registry: per operator, its inputs, attribute checks and shape inference. Kernels live
-// with the backends (backends/cpu), keyed by the same names.
+// The operator registry: per operator, its inputs, attribute checks, shape inference and traits (what
+// the graph passes ask about it). Kernels live with the backends (backends/cpu), keyed by the same
+// names; operator families (ops/op_families.h) let a backend register one kernel for a whole family.
 #pragma once
 
 #include <memory>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "ops/attrs.h"
+#include "ops/op_traits.h"
 #include "tensor/tensor_type.h"
 
 namespace qv {
@@ -29,6 +31,9 @@ class OpDef {
   virtual void CheckParams(const Attrs&, const std::vector<const Shape*>& /*param_shapes*/) const {}
   // Output types from input types; throws Error(Status::kShape) naming the node and the input.
   virtual std::vector<TensorType> InferShape(const Attrs& attrs, const std::vector<TensorType>& in) const = 0;
+  // What the passes ask about this node (attrs.op() tells the members of one definition apart);
+  // reads only attributes with defaults, never throws.
+  virtual OpTraits Traits(const Attrs&) const { return {}; }
 };
 
 // nullptr if no operator has this canonical name (graphs are canonicalised when loaded).
@@ -44,13 +49,15 @@ std::vector<std::pair<std::string, std::string>> ListAliases();
 // One operator: its canonical name and the other names MXNet writes it under.
 struct OpNames {
   const char* name;
-  std::initializer_list<const char*> aliases = {};
+  std::vector<const char*> aliases = {};
 };
+// The canonical names of a family registered together.
+std::vector<std::string> NamesOf(const std::vector<OpNames>& family);
 
 // Registers at static-initialisation time, one definition for one or several operators:
 // `const OpRegistrar kRegister({{"Concat", {"concat"}}}, new ConcatOp);`
 struct OpRegistrar {
-  OpRegistrar(std::initializer_list<OpNames> ops, const OpDef* op);
+  OpRegistrar(const std::vector<OpNames>& ops, const OpDef* op);
 };
 
 // Shared shape checks, throwing Error(Status::kShape) with attrs.Where().

@@ -18,7 +18,13 @@ std::map<std::string, std::string>& Aliases() {
 
 }  // namespace
 
-OpRegistrar::OpRegistrar(std::initializer_list<OpNames> ops, const OpDef* op) {
+std::vector<std::string> NamesOf(const std::vector<OpNames>& family) {
+  std::vector<std::string> names;
+  for (const OpNames& op : family) names.emplace_back(op.name);
+  return names;
+}
+
+OpRegistrar::OpRegistrar(const std::vector<OpNames>& ops, const OpDef* op) {
   for (const OpNames& names : ops) {
     Registry()[names.name] = op;
     for (const char* alias : names.aliases) Aliases()[alias] = names.name;

@@ -58,10 +58,20 @@ class ReduceOp : public OpDef {
   }
 };
 
-const OpRegistrar kRegister({{"sum", {"sum_axis"}}, {"mean"}, {"max", {"max_axis"}}, {"min", {"min_axis"}}, {"prod"}},
-                            new ReduceOp);
+const std::vector<OpNames>& MemberNames() {
+  static const auto* names = new std::vector<OpNames>{
+      {"sum", {"sum_axis"}}, {"mean"}, {"max", {"max_axis"}}, {"min", {"min_axis"}}, {"prod"}};
+  return *names;
+}
+
+const OpRegistrar kRegister(MemberNames(), new ReduceOp);
 
 }  // namespace
+
+const std::vector<std::string>& ReduceOps() {
+  static const auto* ops = new std::vector<std::string>(NamesOf(MemberNames()));
+  return *ops;
+}
 
 Shape ReducedKeepingDims(const Attrs& attrs, const Shape& input) {
   const std::vector<bool> reduced = ReducedAxes(attrs, input);

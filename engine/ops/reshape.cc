@@ -135,6 +135,7 @@ class ReshapeOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {{ReshapeOutput(attrs, in[0].shape), in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSameOrder); }
 };
 
 // expand_dims(axis): a new dimension of size 1 at axis, which may be -ndim-1 .. ndim.
@@ -152,6 +153,7 @@ class ExpandDimsOp : public OpDef {
     out.insert(out.begin() + axis, 1);
     return {{out, in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSameOrder); }
 };
 
 // squeeze(axis): size-1 axes removed.
@@ -162,6 +164,7 @@ class SqueezeOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {{SqueezeOutput(attrs, in[0].shape), in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSameOrder); }
 };
 
 // reshape_like(lhs, rhs): lhs's data with (part of) rhs's shape; rhs's values are not read.
@@ -173,6 +176,7 @@ class ReshapeLikeOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {{ReshapeLikeOutput(attrs, in[0].shape, in[1].shape), in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSameOrder, OutputDType::kOfFirstInput); }
 };
 
 const OpRegistrar kReshape({{"Reshape", {"reshape"}}}, new ReshapeOp);

@@ -28,6 +28,7 @@ class ReverseOp : public OpDef {
     ReversedAxes(attrs, in[0].shape.size());
     return {in[0]};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kStrided); }
 };
 
 const OpRegistrar kRegister({{"reverse", {"flip"}}}, new ReverseOp);

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "ops/op_families.h"
 
 namespace qv {
 namespace {
@@ -53,29 +54,53 @@ class ScalarArithOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {in[0]};
   }
+  // On an integer tensor MXNet 1.9.1 converts the scalar to the tensor's type first (int32 [2, 3] == 2.5
+  // gives [1, 0]) and keeps the type; the powers are left floating (a negative exponent would need its
+  // own rounding).
+  OpTraits Traits(const Attrs& attrs) const override {
+    OpTraits t;
+    t.elementwise = true;
+    const BinaryMath f = Names().at(attrs.op()).f;
+    if (f == BinaryMath::kPower) return t;
+    t.output_dtypes = {OutputDType::kOfInputs};
+    t.integer_attrs = {"scalar"};
+    t.integer_quotient = f == BinaryMath::kDiv;
+    return t;
+  }
 };
 
-const OpRegistrar kRegister({{"_plus_scalar", {"_PlusScalar"}},
-                             {"_minus_scalar", {"_MinusScalar"}},
-                             {"_rminus_scalar", {"_RMinusScalar"}},
-                             {"_mul_scalar", {"_MulScalar"}},
-                             {"_div_scalar", {"_DivScalar"}},
-                             {"_rdiv_scalar", {"_RDivScalar"}},
-                             {"_maximum_scalar", {"_MaximumScalar"}},
-                             {"_minimum_scalar", {"_MinimumScalar"}},
-                             {"_power_scalar", {"_PowerScalar"}},
-                             {"_rpower_scalar", {"_RPowerScalar"}},
-                             {"_mod_scalar", {"_ModScalar"}},
-                             {"_rmod_scalar", {"_RModScalar"}},
-                             {"_greater_scalar"},
-                             {"_greater_equal_scalar"},
-                             {"_lesser_scalar"},
-                             {"_lesser_equal_scalar"},
-                             {"_equal_scalar"},
-                             {"_not_equal_scalar"}},
-                            new ScalarArithOp);
+const std::vector<OpNames>& MemberNames() {
+  static const auto* names = new std::vector<OpNames>{
+      {"_plus_scalar", {"_PlusScalar"}},
+      {"_minus_scalar", {"_MinusScalar"}},
+      {"_rminus_scalar", {"_RMinusScalar"}},
+      {"_mul_scalar", {"_MulScalar"}},
+      {"_div_scalar", {"_DivScalar"}},
+      {"_rdiv_scalar", {"_RDivScalar"}},
+      {"_maximum_scalar", {"_MaximumScalar"}},
+      {"_minimum_scalar", {"_MinimumScalar"}},
+      {"_power_scalar", {"_PowerScalar"}},
+      {"_rpower_scalar", {"_RPowerScalar"}},
+      {"_mod_scalar", {"_ModScalar"}},
+      {"_rmod_scalar", {"_RModScalar"}},
+      {"_greater_scalar"},
+      {"_greater_equal_scalar"},
+      {"_lesser_scalar"},
+      {"_lesser_equal_scalar"},
+      {"_equal_scalar"},
+      {"_not_equal_scalar"}
+  };
+  return *names;
+}
+
+const OpRegistrar kRegister(MemberNames(), new ScalarArithOp);
 
 }  // namespace
+
+const std::vector<std::string>& ScalarArithOps() {
+  static const auto* ops = new std::vector<std::string>(NamesOf(MemberNames()));
+  return *ops;
+}
 
 ScalarArith ScalarArith::Parse(const Attrs& attrs) {
   auto it = Names().find(attrs.op());

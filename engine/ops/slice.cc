@@ -81,6 +81,8 @@ class SliceLikeOp : public OpDef {
     ExpectFloat32(attrs, in);
     return {{ResolveSliceLike(attrs, in[0].shape, in[1].shape).out, in[0].dtype}};
   }
+  // A window, but one the constant-folding pass does not resolve.
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kCompute, OutputDType::kOfFirstInput); }
 };
 
 class SliceOp : public OpDef {
@@ -91,6 +93,7 @@ class SliceOp : public OpDef {
     Check(!in[0].shape.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     return {{ResolveSlice(attrs, in[0].shape).out, in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kStrided); }
 };
 
 const OpRegistrar kRegister({{"slice", {"crop"}}, {"slice_axis"}}, new SliceOp);

@@ -78,6 +78,7 @@ class SplitOp : public OpDef {
     }
     return std::vector<TensorType>(static_cast<size_t>(b.parts), {part, in[0].dtype});
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kSplit); }
 };
 
 // stack: num_args inputs of one shape joined along a new axis.
@@ -99,6 +100,7 @@ class StackOp : public OpDef {
     out.insert(out.begin() + static_cast<int64_t>(StackAxis(attrs, in[0].shape)), static_cast<int64_t>(in.size()));
     return {{out, in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kJoin); }
 };
 
 const OpRegistrar kSplit({{"SliceChannel", {"split"}}}, new SplitOp);

@@ -34,6 +34,7 @@ class TileOp : public OpDef {
     Check(!in[0].shape.empty(), Status::kShape, attrs.Where() + "data must have at least 1 dimension");
     return {{TileOutput(attrs, in[0].shape), in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kEnlarge); }
 };
 
 const OpRegistrar kRegister({{"tile"}}, new TileOp);

@@ -69,6 +69,17 @@ class TopKOp : public OpDef {
     if (p.ret == TopKReturn::kBoth) return {{p.selected, DType::kFloat32}, {p.selected, DType::kFloat32}};
     return {{p.selected, DType::kFloat32}};
   }
+  // Values and masks have the data's type; indices the `dtype` attribute's.
+  OpTraits Traits(const Attrs& attrs) const override {
+    const std::string dtype = attrs.GetString("dtype", "float32");
+    const OutputDType indices =
+        dtype == "int32" || dtype == "int64" ? OutputDType::kInteger : OutputDType::kFloating;
+    OpTraits t;
+    const std::string ret = attrs.op() == "argsort" ? "indices" : attrs.GetString("ret_typ", "indices");
+    if (ret == "both") t.output_dtypes = {OutputDType::kOfInputs, indices};
+    else t.output_dtypes = {ret == "indices" ? indices : OutputDType::kOfInputs};
+    return t;
+  }
 };
 
 const OpRegistrar kRegister({{"topk"}, {"argsort"}}, new TopKOp);

@@ -55,6 +55,7 @@ class PermuteOp : public OpDef {
     for (int64_t a : swap ? SwapAxisAxes(attrs, x.size()) : TransposeAxes(attrs, x.size())) out.push_back(x[a]);
     return {{out, in[0].dtype}};
   }
+  OpTraits Traits(const Attrs&) const override { return MovesData(DataMovement::kStrided); }
 };
 
 const OpRegistrar kRegister({{"transpose"}, {"SwapAxis", {"swapaxes"}}}, new PermuteOp);

@@ -49,3 +49,41 @@ TEST_CASE("scalar operators on integer tensors truncate the scalar, and division
     ExpectClose(outs.at(o), w, "output " + std::to_string(o), 0);
   }
 }
+
+TEST_CASE("integer tensors stay integers through identities, reverse, clip and comparisons", "[graph][integer_division]") {
+  // MXNet 1.9.1 on int64 [7, -7, 9, 2] divided by int64 2: reverse -> [1, 4, -3, 3], _copy and
+  // BlockGrad -> [3, -3, 4, 1], square -> [24, 24, 40, 2]; clip(0.5, 7.5) of int32 [-7, -1, 0, 3, 7, 9]
+  // clips to the bounds truncated, (0, 7): [0, 0, 0, 3, 7, 7]; == 2.5 compares with 2: [0, 0, 0, 1].
+  GraphBuilder g;
+  const int x = g.Variable("data");
+  const int two = g.Variable("two");
+  const int ints = g.Op("Cast", "to_int", {{"dtype", "int64"}}, {x});
+  const int divisor = g.Op("Cast", "two_int", {{"dtype", "int64"}}, {two});
+  auto halve = [&](const std::string& op, qv_test::AttrMap attrs) {
+    const int y = g.Op(op, op, attrs, {ints});
+    g.Output(g.Op("broadcast_div", op + "_halved", {}, {y, divisor}));
+  };
+  halve("reverse", {{"axis", "0"}});
+  halve("_copy", {});
+  halve("BlockGrad", {});
+  halve("square", {});
+  g.Output(g.Op("_equal_scalar", "equal", {{"scalar", "2.5"}}, {ints}));
+  Tensor data({4}), divisor_value({1});
+  data.data = {7, -7, 9, 2};
+  divisor_value.data = {2};
+  const auto outs = Run(g, {data, divisor_value});
+  const std::vector<std::vector<float>> want = {{1, 4, -3, 3}, {3, -3, 4, 1}, {3, -3, 4, 1}, {24, 24, 40, 2}, {0, 0, 0, 1}};
+  for (size_t o = 0; o < want.size(); ++o) {
+    Tensor w({4});
+    w.data = want[o];
+    ExpectClose(outs.at(o), w, "output " + std::to_string(o), 0);
+  }
+
+  GraphBuilder c;
+  c.Output(c.Op("clip", "clip", {{"a_min", "0.5"}, {"a_max", "7.5"}},
+                {c.Op("Cast", "to_int", {{"dtype", "int32"}}, {c.Variable("data")})}));
+  Tensor values({6}), clipped({6});
+  values.data = {-7, -1, 0, 3, 7, 9};
+  clipped.data = {0, 0, 0, 3, 7, 7};
+  ExpectClose(Run(c, {values}).at(0), clipped, "clip of int32", 0);
+}

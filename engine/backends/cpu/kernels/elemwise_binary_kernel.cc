@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
-#include "ops/elemwise_binary.h"
 #include "backends/cpu/runtime/compute_pool.h"
+#include "ops/elemwise_binary.h"
+#include "ops/op_families.h"
 
 namespace qv::cpu {
 namespace {
@@ -148,13 +149,7 @@ KernelBuild BuildBinary(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
-                                    "_minimum", "_power", "_mod", "_equal", "_not_equal", "_greater", "_greater_equal",
-                                    "_lesser", "_lesser_equal", "broadcast_add", "broadcast_sub", "broadcast_mul",
-                                    "broadcast_div", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
-                                    "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-                                    "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal"},
-                                   BuildBinary);
+const CpuKernelRegistrar kRegister(BinaryOps(), BuildBinary);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -1,6 +1,7 @@
 // The element-wise math functions (ops/unary_math.h) as a loop: the same float functions MXNet's CPU
 // kernels call (exp is expf, ...), so the results agree with MXNet's bit for bit.
 #include "backends/cpu/kernels/eltwise.h"
+#include "ops/op_families.h"
 #include "ops/unary_math.h"
 
 namespace qv::cpu {
@@ -11,10 +12,7 @@ KernelBuild BuildUnaryMath(const KernelRequest& req) {
   return BuildElementwiseLoop(req, [f](float x) { return ApplyUnaryMath(f, x); }, KeepsZero(f));
 }
 
-const CpuKernelRegistrar kRegister({"exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
-                                    "square", "reciprocal", "abs", "sign", "negative", "floor", "ceil", "round",
-                                    "rint", "trunc", "fix", "sin", "cos", "tan", "tanh", "erf"},
-                                   BuildUnaryMath);
+const CpuKernelRegistrar kRegister(UnaryMathOps(), BuildUnaryMath);
 
 }  // namespace
 }  // namespace qv::cpu

@@ -49,7 +49,7 @@ std::vector<std::string> ListCpuKernels();
 
 // Registers a factory for canonical operator names (ops/op.h spells the aliases once).
 struct CpuKernelRegistrar {
-  CpuKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory, bool reads_int8 = false);
+  CpuKernelRegistrar(const std::vector<std::string>& ops, KernelFactory factory, bool reads_int8 = false);
 };
 
 // A oneDNN descriptor (with its quantization, when int8 or uint8) as the backend-neutral Layout, and back.

@@ -13,8 +13,8 @@ std::map<std::string, CpuKernel>& Registry() {
 
 }  // namespace
 
-CpuKernelRegistrar::CpuKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory, bool reads_int8) {
-  for (const char* op : ops) Registry()[op] = {factory, reads_int8};
+CpuKernelRegistrar::CpuKernelRegistrar(const std::vector<std::string>& ops, KernelFactory factory, bool reads_int8) {
+  for (const std::string& op : ops) Registry()[op] = {factory, reads_int8};
 }
 
 CpuKernel FindCpuKernel(const std::string& op) {

@@ -10,6 +10,7 @@
 
 #include "backends/cpu/kernels/dnnl_kernel.h"
 #include "backends/cpu/runtime/compute_pool.h"
+#include "ops/op_families.h"
 #include "ops/reduce.h"
 
 namespace qv::cpu {
@@ -151,7 +152,7 @@ KernelBuild BuildReduce(const KernelRequest& req) {
   return build;
 }
 
-const CpuKernelRegistrar kRegister({"sum", "mean", "max", "min", "prod"}, BuildReduce);
+const CpuKernelRegistrar kRegister(ReduceOps(), BuildReduce);
 
 }  // namespace
 }  // namespace qv::cpu

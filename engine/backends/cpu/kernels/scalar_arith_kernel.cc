@@ -2,6 +2,7 @@
 // operators (scalar / x, which would divide a blocked layout's zero padding, maximum, power, mod and the
 // comparisons) as loops on row-major data.
 #include "backends/cpu/kernels/eltwise.h"
+#include "ops/op_families.h"
 #include "ops/scalar_arith.h"
 
 namespace qv::cpu {
@@ -17,12 +18,7 @@ KernelBuild BuildScalarArith(const KernelRequest& req) {
   return BuildElementwiseLoop(req, [=](float x) { return ApplyBinaryMath(f, x, c); }, false);
 }
 
-const CpuKernelRegistrar kRegister({"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
-                                    "_rdiv_scalar", "_maximum_scalar", "_minimum_scalar", "_power_scalar",
-                                    "_rpower_scalar", "_mod_scalar", "_rmod_scalar", "_greater_scalar",
-                                    "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar",
-                                    "_not_equal_scalar"},
-                                   BuildScalarArith);
+const CpuKernelRegistrar kRegister(ScalarArithOps(), BuildScalarArith);
 
 }  // namespace
 }  // namespace qv::cpu

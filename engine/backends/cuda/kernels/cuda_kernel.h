@@ -6,7 +6,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,7 +36,7 @@ KernelFactory FindCudaKernel(const std::string& op);
 std::vector<std::string> ListCudaKernels();
 
 struct CudaKernelRegistrar {
-  CudaKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory);
+  CudaKernelRegistrar(const std::vector<std::string>& ops, KernelFactory factory);
 };
 
 // A build reading `runtime_inputs` (node input indices) and writing the node's outputs, all row-major.

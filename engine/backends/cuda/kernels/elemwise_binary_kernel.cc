@@ -1,8 +1,9 @@
 // The two-input element-wise operators (ops/binary_math.h) with numpy broadcasting, up to 8 dimensions.
-#include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/device/device_kernels.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "common/error.h"
 #include "ops/elemwise_binary.h"
+#include "ops/op_families.h"
 
 namespace qv::cuda {
 namespace {
@@ -49,13 +50,7 @@ KernelBuild BuildBinary(const KernelRequest& req, DeviceConstantStore&) {
                                                                    ElementCount(out)));
 }
 
-const CudaKernelRegistrar kRegister({"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum",
-                                     "_minimum", "_power", "_mod", "_equal", "_not_equal", "_greater", "_greater_equal",
-                                     "_lesser", "_lesser_equal", "broadcast_add", "broadcast_sub", "broadcast_mul",
-                                     "broadcast_div", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
-                                     "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-                                     "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal"},
-                                    BuildBinary);
+const CudaKernelRegistrar kRegister(BinaryOps(), BuildBinary);
 
 }  // namespace
 }  // namespace qv::cuda

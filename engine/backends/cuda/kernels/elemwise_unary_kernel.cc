@@ -1,6 +1,7 @@
 // The element-wise math functions (ops/unary_math.h), computed as the CPU computes them.
-#include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/device/device_kernels.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
+#include "ops/op_families.h"
 
 namespace qv::cuda {
 namespace {
@@ -23,10 +24,7 @@ KernelBuild BuildUnaryMath(const KernelRequest& req, DeviceConstantStore&) {
                                                               ElementCount(req.outputs[0].shape)));
 }
 
-const CudaKernelRegistrar kRegister({"exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "cbrt",
-                                     "square", "reciprocal", "abs", "sign", "negative", "floor", "ceil", "round",
-                                     "rint", "trunc", "fix", "sin", "cos", "tan", "tanh", "erf"},
-                                    BuildUnaryMath);
+const CudaKernelRegistrar kRegister(UnaryMathOps(), BuildUnaryMath);
 
 }  // namespace
 }  // namespace qv::cuda

@@ -19,8 +19,8 @@ void CudaKernel::Execute(const ExecArgs&) const {
   throw Error(Status::kInternal, "a CUDA kernel was run outside a CUDA execution");
 }
 
-CudaKernelRegistrar::CudaKernelRegistrar(std::initializer_list<const char*> ops, KernelFactory factory) {
-  for (const char* op : ops) Registry()[op] = factory;
+CudaKernelRegistrar::CudaKernelRegistrar(const std::vector<std::string>& ops, KernelFactory factory) {
+  for (const std::string& op : ops) Registry()[op] = factory;
 }
 
 KernelFactory FindCudaKernel(const std::string& op) {

@@ -1,7 +1,8 @@
 // sum, mean, max, min and prod over axes (ops/reduce.h) on row-major data.
-#include "backends/cuda/kernels/cuda_kernel.h"
 #include "backends/cuda/device/device_kernels.h"
+#include "backends/cuda/kernels/cuda_kernel.h"
 #include "common/error.h"
+#include "ops/op_families.h"
 #include "ops/reduce.h"
 
 namespace qv::cuda {
@@ -60,7 +61,7 @@ KernelBuild BuildReduce(const KernelRequest& req, DeviceConstantStore&) {
                                                                 ElementCount(kept)));
 }
 
-const CudaKernelRegistrar kRegister({"sum", "mean", "max", "min", "prod"}, BuildReduce);
+const CudaKernelRegistrar kRegister(ReduceOps(), BuildReduce);
 
 }  // namespace
 }  // namespace qv::cuda

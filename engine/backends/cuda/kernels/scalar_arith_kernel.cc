@@ -1,6 +1,7 @@
 // Arithmetic and comparisons with a scalar attribute: the linear ones (x + s, s - x, x * s, x / s, ...)
 // on the element-wise kernel, the others as f(x, s) or f(s, x) (ops/binary_math.h).
 #include "backends/cuda/kernels/unary_kernel.h"
+#include "ops/op_families.h"
 #include "ops/scalar_arith.h"
 
 namespace qv::cuda {
@@ -27,12 +28,7 @@ KernelBuild BuildScalarArith(const KernelRequest& req, DeviceConstantStore&) {
   return RowMajorBuild(req, {0}, std::make_unique<ScalarBinaryKernel>(s, ElementCount(req.outputs[0].shape)));
 }
 
-const CudaKernelRegistrar kRegister({"_plus_scalar", "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
-                                     "_rdiv_scalar", "_maximum_scalar", "_minimum_scalar", "_power_scalar",
-                                     "_rpower_scalar", "_mod_scalar", "_rmod_scalar", "_greater_scalar",
-                                     "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar",
-                                     "_equal_scalar", "_not_equal_scalar"},
-                                    BuildScalarArith);
+const CudaKernelRegistrar kRegister(ScalarArithOps(), BuildScalarArith);
 
 }  // namespace
 }  // namespace qv::cuda
